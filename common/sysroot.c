@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sysroot.c: path resolution below the sysroot and the one place that reads
+ * and writes single-value kernel files.
+ */
+#include "sysroot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "macro.h"
+
+static bool has_dotdot(const char *path) {
+        for (const char *p = path; (p = strstr(p, "..")); p += 2) {
+                bool at_start = p == path || p[-1] == '/';
+                bool at_end = p[2] == 0 || p[2] == '/';
+                if (at_start && at_end)
+                        return true;
+        }
+        return false;
+}
+
+int sysroot_path(const char *root, const char *path, char **ret) {
+        char *p;
+
+        if (!path || path[0] != '/' || has_dotdot(path))
+                return -EINVAL;
+        if (!root || !*root || streq(root, "/"))
+                p = strdup(path);
+        else {
+                size_t rl = strlen(root);
+                while (rl > 1 && root[rl - 1] == '/')
+                        rl--;
+                if (asprintf(&p, "%.*s%s", (int)rl, root, path) < 0)
+                        p = NULL;
+        }
+        if (!p)
+                return -ENOMEM;
+        *ret = p;
+        return 0;
+}
+
+int sysfs_read_value(const char *fullpath, char **ret) {
+        _cleanup_(closep) int fd = -EBADF;
+        char buf[SYSFS_VALUE_MAX + 1];
+        size_t len = 0;
+        char *v;
+
+        fd = open(fullpath, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        /* Kernel attributes answer in one read, but a fixture file may not. */
+        while (len < sizeof(buf)) {
+                ssize_t n = read(fd, buf + len, sizeof(buf) - len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        if (len > SYSFS_VALUE_MAX)
+                return -EBADMSG;
+        if (len > 0 && buf[len - 1] == '\n')
+                len--;
+        if (len == 0)
+                return -ENODATA;
+        if (memchr(buf, '\0', len) || memchr(buf, '\n', len))
+                return -EBADMSG;
+        v = strndup(buf, len);
+        if (!v)
+                return -ENOMEM;
+        *ret = v;
+        return 0;
+}
+
+int sysfs_write_value(const char *fullpath, const char *value) {
+        _cleanup_(closep) int fd = -EBADF;
+        _cleanup_(freep) char *line = NULL;
+        ssize_t n;
+        int len;
+
+        /* With a newline, as echo(1) writes it: what the kernel prints, and what every sysctl parses. */
+        len = asprintf(&line, "%s\n", value);
+        if (len < 0)
+                return -ENOMEM;
+        fd = open(fullpath, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_TRUNC);
+        if (fd < 0)
+                return negative_errno();
+        /* One write: procfs sysctls parse what a single write(2) delivers. */
+        do
+                n = write(fd, line, (size_t)len);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return negative_errno();
+        if (n != len)
+                return -EIO;
+        if (close(TAKE_FD(fd)) < 0)
+                return negative_errno();
+        return 0;
+}
+
+bool ifname_valid(const char *name) {
+        size_t len;
+
+        if (!name)
+                return false;
+        len = strlen(name);
+        if (len == 0 || len > 15 || streq(name, ".") || streq(name, ".."))
+                return false;
+        /* unsigned: with a signed char, bytes >= 0x80 (UTF-8 names the kernel accepts) would
+         * compare below ' ' on x86 but not on arm64. */
+        for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+                if (*p == '/' || *p == ':' || *p <= ' ' || *p == 0x7f)
+                        return false;
+        return true;
+}

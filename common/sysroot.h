@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sysroot.h: every /proc and /sys path netpolld touches is resolved below one
+ * root ("/" in production, a fixture tree in tests), and every file it reads
+ * or writes there goes through the small I/O helpers below, so the rules for
+ * odd kernel file content live in one place.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Files larger than this are "odd content" for a sysctl or sysfs attribute. */
+#define SYSFS_VALUE_MAX 4096
+
+/*
+ * Joins root and an absolute path. root NULL, "" or "/" returns a copy of
+ * path. -EINVAL if path is not absolute or has a ".." component.
+ */
+int sysroot_path(const char *root, const char *path, char **ret);
+
+/*
+ * Reads a one-value kernel file: the content with one trailing newline
+ * removed. -ENODATA when empty, -EBADMSG when larger than SYSFS_VALUE_MAX or
+ * containing a NUL or a second line, else the open/read errno.
+ */
+int sysfs_read_value(const char *fullpath, char **ret);
+
+/*
+ * Writes value and a newline to an existing file in one write(2) with no
+ * O_CREAT, as the kernel wants for sysctls. Returns the errno the kernel gave (-EINVAL for a
+ * refused value) or 0.
+ */
+int sysfs_write_value(const char *fullpath, const char *value);
+
+/* A network interface name the kernel could have made: 1-15 chars, no '/', ':' or space, not "." or "..". */
+bool ifname_valid(const char *name);

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * testutil.h: fixture helpers shared by the Check suites: temporary trees
+ * that look like /proc and /sys (removed again by the test), small file
+ * helpers, and a main() that runs one suite.
+ */
+#pragma once
+
+#include <check.h>
+#include <stdbool.h>
+
+/* Creates a fresh directory under $TMPDIR (or /tmp); caller frees and removes with tu_rm_rf. */
+char *tu_mkdtemp(void);
+/* Removes a tree (no symlink following). */
+void tu_rm_rf(const char *path);
+/* Writes content to root/rel, creating parent directories; mode applied after writing. */
+void tu_write(const char *root, const char *rel, const char *content, unsigned mode);
+/* Content of root/rel (caller frees), NULL if it cannot be read. */
+char *tu_read(const char *root, const char *rel);
+/* root/rel joined, caller frees. */
+char *tu_join(const char *root, const char *rel);
+/* Path of a file in tests/data (caller frees). */
+char *tu_data(const char *rel);
+/* Path of a file in the source tree (caller frees). */
+char *tu_source(const char *rel);
+
+/* Runs a suite with CK_NORMAL output and returns the process exit code. */
+int tu_run(Suite *s);
+
+#define TU_MAIN(suite_fn)                                                      \
+        int main(void) {                                                       \
+                return tu_run(suite_fn());                                     \
+        }
