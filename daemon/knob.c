@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * knob.c: the knob catalog as one table, knob references, value parsing and
+ * formatting, and the sysroot-relative kernel file access (discovery, read,
+ * journaled write with read-back verification).
+ */
+#include "knob.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "journal.h"
+#include "macro.h"
+#include "sysroot.h"
+#include "units.h"
+
+#define PATCH_0001 "0001-net-busy_poll-add-busy_loop_threshold-sysctl.patch"
+#define PATCH_0002 "0002-softirq-make-time-budget-and-restart-limit-sysctls.patch"
+#define PATCH_0003 "0003-net-make-NAPI-skb-cache-size-and-bulk-sysctls.patch"
+
+const KnobDesc knob_catalog[] = {
+        { "busy-read", KNOB_GLOBAL, "/proc/sys/net/core/busy_read", KNOB_TIME, NSEC_PER_USEC, "us", 0, INT_MAX, NULL,
+          "microseconds a blocking socket read busy-polls the device queue before sleeping" },
+        { "busy-poll", KNOB_GLOBAL, "/proc/sys/net/core/busy_poll", KNOB_TIME, NSEC_PER_USEC, "us", 0, INT_MAX, NULL,
+          "microseconds poll() and select() busy-poll device queues before sleeping" },
+        { "busy-loop-threshold", KNOB_GLOBAL, "/proc/sys/net/core/busy_loop_threshold", KNOB_COUNT, 0, "tasks", 0,
+          INT_MAX, PATCH_0001, "runnable tasks on the CPU that end a busy-poll loop early (0 = off)" },
+        { "softirq-budget", KNOB_GLOBAL, "/proc/sys/kernel/softirq_budget_usecs", KNOB_TIME, NSEC_PER_USEC, "us", 100,
+          100000, PATCH_0002, "microseconds softirq processing may run before deferring to ksoftirqd" },
+        { "softirq-restarts", KNOB_GLOBAL, "/proc/sys/kernel/softirq_max_restart", KNOB_COUNT, 0, "restarts", 1, 1000,
+          PATCH_0002, "times softirq processing restarts before deferring to ksoftirqd" },
+        { "netdev-budget", KNOB_GLOBAL, "/proc/sys/net/core/netdev_budget", KNOB_COUNT, 0, "packets", 1, INT_MAX,
+          NULL, "packets one NET_RX softirq run may process across all devices" },
+        { "netdev-budget-time", KNOB_GLOBAL, "/proc/sys/net/core/netdev_budget_usecs", KNOB_TIME, NSEC_PER_USEC, "us",
+          1, INT_MAX, NULL, "microseconds one NET_RX softirq run may take" },
+        { "dev-weight", KNOB_GLOBAL, "/proc/sys/net/core/dev_weight", KNOB_COUNT, 0, "packets", 1, INT_MAX, NULL,
+          "packets one NAPI poll of a backlog device may process" },
+        { "netdev-max-backlog", KNOB_GLOBAL, "/proc/sys/net/core/netdev_max_backlog", KNOB_COUNT, 0, "packets", 1,
+          INT_MAX, NULL, "packets queued per CPU when the interface receives faster than the kernel processes" },
+        { "napi-skb-cache-size", KNOB_GLOBAL, "/proc/sys/net/core/napi_skb_cache_size", KNOB_COUNT, 0, "skbs", 2, 256,
+          PATCH_0003, "skbs kept in the per-CPU NAPI cache for reuse" },
+        { "napi-skb-cache-bulk", KNOB_GLOBAL, "/proc/sys/net/core/napi_skb_cache_bulk", KNOB_COUNT, 0, "skbs", 1, 128,
+          PATCH_0003, "skbs allocated or freed at once when the NAPI cache runs empty or full" },
+        { "napi-defer-hard-irqs", KNOB_DEVICE, "/sys/class/net/%s/napi_defer_hard_irqs", KNOB_COUNT, 0, "", 0,
+          INT32_MAX, NULL, "empty NAPI polls before the device's hard interrupts are enabled again" },
+        { "gro-flush-timeout", KNOB_DEVICE, "/sys/class/net/%s/gro_flush_timeout", KNOB_TIME, 1, "ns", 0, INT64_MAX,
+          NULL, "nanoseconds the device defers GRO flush and interrupts after a poll (0 = off)" },
+        { "napi-threaded", KNOB_DEVICE, "/sys/class/net/%s/threaded", KNOB_COUNT, 0, "", 0, 2, NULL,
+          "0: NAPI polls in softirq; 1: in kernel threads; 2: threads that busy-poll (6.17+)" },
+        { "rps-cpus", KNOB_RX_QUEUES, "rps_cpus", KNOB_CPUSET, 0, "cpus", 0, 0, NULL,
+          "CPUs that receive packet steering hands the device's received packets to" },
+        { "xps-cpus", KNOB_TX_QUEUES, "xps_cpus", KNOB_CPUSET, 0, "cpus", 0, 0, NULL,
+          "CPUs whose transmissions use each of the device's tx queues" },
+};
+const size_t knob_catalog_size = ELEMENTSOF(knob_catalog);
+
+static void set_reason(const char **ret_reason, const char *reason) {
+        if (ret_reason)
+                *ret_reason = reason;
+}
+
+/* Looks a name up by (pointer, length) so "NAME@DEV" needs no copy. */
+static const KnobDesc *find_n(const char *name, size_t len) {
+        for (size_t i = 0; i < knob_catalog_size; i++)
+                if (strlen(knob_catalog[i].name) == len && strncmp(knob_catalog[i].name, name, len) == 0)
+                        return &knob_catalog[i];
+        return NULL;
+}
+
+const KnobDesc *knob_find(const char *name) {
+        return name ? find_n(name, strlen(name)) : NULL;
+}
+
+int knob_ref_parse(const char *s, KnobRef *ret, const char **ret_reason) {
+        const KnobDesc *d;
+        const char *at, *dev;
+        KnobRef r = {};
+
+        if (!s) {
+                set_reason(ret_reason, "unknown knob");
+                return -ENOENT;
+        }
+        at = strchr(s, '@');
+        d = find_n(s, at ? (size_t)(at - s) : strlen(s));
+        if (!d) {
+                set_reason(ret_reason, "unknown knob");
+                return -ENOENT;
+        }
+        dev = at ? at + 1 : NULL;
+        if (d->scope == KNOB_GLOBAL && dev) {
+                set_reason(ret_reason, "is global and takes no @device");
+                return -EINVAL;
+        }
+        if (d->scope != KNOB_GLOBAL) {
+                if (!dev) {
+                        set_reason(ret_reason, "is per device: write NAME@DEVICE");
+                        return -EINVAL;
+                }
+                if (!ifname_valid(dev)) {
+                        set_reason(ret_reason, "invalid device name: expected 1-15 characters without '/', ':' or spaces");
+                        return -EINVAL;
+                }
+                /* ifname_valid() caps the length at 15, so this always fits. */
+                memcpy(r.device, dev, strlen(dev) + 1);
+        }
+        r.desc = d;
+        *ret = r;
+        return 0;
+}
+
+char *knob_ref_format(const KnobRef *r, char *buf, size_t size) {
+        if (r->device[0])
+                snprintf(buf, size, "%s@%s", r->desc->name, r->device);
+        else
+                snprintf(buf, size, "%s", r->desc->name);
+        return buf;
+}
+
+int knob_parse_value(const KnobDesc *d, const char *s, KnobValue *ret, const char **ret_reason) {
+        KnobValue v = {};
+        int r;
+
+        switch (d->type) {
+        case KNOB_TIME:
+                r = parse_time(s, d->unit_ns, &v.num, ret_reason);
+                break;
+        case KNOB_COUNT:
+                r = parse_u64(s, &v.num, ret_reason);
+                break;
+        case KNOB_CPUSET:
+                r = cpuset_parse_list(s, &v.cpus, ret_reason);
+                break;
+        default:
+                set_reason(ret_reason, "internal error: unknown knob type");
+                return -EINVAL;
+        }
+        if (r < 0)
+                return r;
+        if (d->type != KNOB_CPUSET && (v.num < d->min || v.num > d->max)) {
+                set_reason(ret_reason, "out of range");
+                return -ERANGE;
+        }
+        *ret = v;
+        return 0;
+}
+
+char *knob_expected(const KnobDesc *d) {
+        char lo[32], hi[32];
+        char *s = NULL;
+        int r;
+
+        switch (d->type) {
+        case KNOB_TIME:
+                r = asprintf(&s, "a time such as 50us or 2ms (a bare number is %s), from %s to %s",
+                             time_unit_name(d->unit_ns), format_time(lo, sizeof(lo), d->min, d->unit_ns),
+                             format_time(hi, sizeof(hi), d->max, d->unit_ns));
+                break;
+        case KNOB_COUNT:
+                r = asprintf(&s, "a whole number%s%s from %" PRIu64 " to %" PRIu64, d->unit[0] ? " of " : "",
+                             d->unit, d->min, d->max);
+                break;
+        case KNOB_CPUSET:
+                return strdup("a CPU list such as 0-3,8, or none");
+        default:
+                return NULL;
+        }
+        return r < 0 ? NULL : s;
+}
+
+char *knob_format_value(const KnobDesc *d, const KnobValue *v) {
+        char buf[32];
+
+        switch (d->type) {
+        case KNOB_TIME:
+                return strdup(format_time(buf, sizeof(buf), v->num, d->unit_ns));
+        case KNOB_COUNT:
+                snprintf(buf, sizeof(buf), "%" PRIu64, v->num);
+                return strdup(buf);
+        case KNOB_CPUSET:
+                return cpuset_format_list(&v->cpus);
+        }
+        return NULL;
+}
+
+bool knob_value_equal(const KnobDesc *d, const KnobValue *a, const KnobValue *b) {
+        if (d->type == KNOB_CPUSET)
+                return cpuset_equal(&a->cpus, &b->cpus);
+        return a->num == b->num;
+}
+
+int knob_parse_kernel(const KnobDesc *d, const char *text, KnobValue *ret) {
+        KnobValue v = {};
+
+        if (!text)
+                return -EBADMSG;
+        if (d->type == KNOB_CPUSET) {
+                if (cpuset_parse_mask(text, &v.cpus, NULL) < 0)
+                        return -EBADMSG;
+        } else {
+                /* The kernel prints these as plain non-negative decimals; anything else is not ours to guess. */
+                if (!*text || strspn(text, "0123456789") != strlen(text))
+                        return -EBADMSG;
+                if (parse_u64(text, &v.num, NULL) < 0)
+                        return -EBADMSG;
+        }
+        *ret = v;
+        return 0;
+}
+
+char *knob_format_kernel(const KnobDesc *d, const KnobValue *v) {
+        char buf[32];
+
+        if (d->type == KNOB_CPUSET) {
+                int last = cpuset_last(&v->cpus);
+                return cpuset_format_mask(&v->cpus, last < 0 ? 1 : (unsigned)last + 1);
+        }
+        snprintf(buf, sizeof(buf), "%" PRIu64, v->num);
+        return strdup(buf);
+}
+
+/* 0 when root/path exists, -ENOENT when it does not, else the stat errno. */
+static int sysroot_exists(const char *sysroot, const char *path) {
+        _cleanup_(freep) char *full = NULL;
+        struct stat st;
+        int r;
+
+        r = sysroot_path(sysroot, path, &full);
+        if (r < 0)
+                return r;
+        if (stat(full, &st) < 0)
+                return negative_errno();
+        return 0;
+}
+
+/* The template's single %s replaced by dev; done by hand so no format string comes from data. */
+static char *expand_template(const char *tmpl, const char *dev) {
+        const char *pct = strstr(tmpl, "%s");
+        char *s = NULL;
+
+        if (!pct)
+                return NULL;
+        if (asprintf(&s, "%.*s%s%s", (int)(pct - tmpl), tmpl, dev, pct + 2) < 0)
+                return NULL;
+        return s;
+}
+
+/* Number N of a queue directory "rx-N" / "tx-N", or -1 for anything else. */
+static long queue_number(const char *name) {
+        const char *p = name + 3;
+
+        if (!startswith(name, "rx-") && !startswith(name, "tx-"))
+                return -1;
+        if (!*p || strlen(p) > 9 || strspn(p, "0123456789") != strlen(p))
+                return -1;
+        return strtol(p, NULL, 10);
+}
+
+static int rx_queue_filter(const struct dirent *de) {
+        return startswith(de->d_name, "rx-") && queue_number(de->d_name) >= 0;
+}
+
+static int tx_queue_filter(const struct dirent *de) {
+        return startswith(de->d_name, "tx-") && queue_number(de->d_name) >= 0;
+}
+
+/* Numeric order: rx-2 before rx-10. */
+static int queue_cmp(const struct dirent **a, const struct dirent **b) {
+        long x = queue_number((*a)->d_name), y = queue_number((*b)->d_name);
+        return x < y ? -1 : x > y;
+}
+
+static int queue_paths(const KnobRef *r, const char *sysroot, char ***ret) {
+        _cleanup_(freep) char *qdir = NULL, *full = NULL;
+        _cleanup_(strv_freep) char **l = NULL;
+        struct dirent **de = NULL;
+        int n, res;
+
+        if (asprintf(&qdir, "/sys/class/net/%s/queues", r->device) < 0)
+                return -ENOMEM;
+        res = sysroot_path(sysroot, qdir, &full);
+        if (res < 0)
+                return res;
+        n = scandir(full, &de, r->desc->scope == KNOB_RX_QUEUES ? rx_queue_filter : tx_queue_filter, queue_cmp);
+        if (n < 0)
+                return errno == ENOENT ? -EOPNOTSUPP : negative_errno();
+        /* No queue in this direction means there is nothing to steer: the knob is absent. */
+        res = n == 0 ? -EOPNOTSUPP : 0;
+        l = calloc((size_t)n + 1, sizeof(char *));
+        if (!l)
+                res = -ENOMEM;
+        for (int i = 0; i < n; i++) {
+                if (res >= 0 && asprintf(&l[i], "%s/%s/%s", qdir, de[i]->d_name, r->desc->path) < 0) {
+                        l[i] = NULL;
+                        res = -ENOMEM;
+                }
+                if (res >= 0) {
+                        int e = sysroot_exists(sysroot, l[i]);
+                        if (e < 0)
+                                res = e == -ENOENT ? -EOPNOTSUPP : e;
+                }
+                free(de[i]);
+        }
+        free(de);
+        if (res < 0)
+                return res;
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+int knob_paths(const KnobRef *r, const char *sysroot, char ***ret) {
+        const KnobDesc *d = r->desc;
+        _cleanup_(freep) char *devdir = NULL, *path = NULL;
+        char **l;
+        int e;
+
+        if (d->scope != KNOB_GLOBAL) {
+                if (!ifname_valid(r->device))
+                        return -EINVAL;
+                if (asprintf(&devdir, "/sys/class/net/%s", r->device) < 0)
+                        return -ENOMEM;
+                e = sysroot_exists(sysroot, devdir);
+                if (e < 0)
+                        return e == -ENOENT ? -ENODEV : e;
+                if (d->scope != KNOB_DEVICE)
+                        return queue_paths(r, sysroot, ret);
+                path = expand_template(d->path, r->device);
+        } else
+                path = strdup(d->path);
+        if (!path)
+                return -ENOMEM;
+        e = sysroot_exists(sysroot, path);
+        if (e < 0)
+                return e == -ENOENT ? -EOPNOTSUPP : e;
+        l = calloc(2, sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+        l[0] = TAKE_PTR(path);
+        *ret = l;
+        return 0;
+}
+
+int knob_supported(const KnobRef *r, const char *sysroot) {
+        _cleanup_(strv_freep) char **l = NULL;
+        int e = knob_paths(r, sysroot, &l);
+
+        if (e == -EOPNOTSUPP)
+                return 0;
+        return e < 0 ? e : 1;
+}
+
+/* Reads one kernel file; absence and emptiness are mapped to the knob errors. */
+static int read_one(const KnobDesc *d, const char *sysroot, const char *path, KnobValue *ret) {
+        _cleanup_(freep) char *full = NULL, *text = NULL;
+        int r;
+
+        r = sysroot_path(sysroot, path, &full);
+        if (r < 0)
+                return r;
+        r = sysfs_read_value(full, &text);
+        if (r == -ENOENT)
+                return -EOPNOTSUPP;
+        if (r == -ENODATA)
+                return -EBADMSG;
+        if (r < 0)
+                return r;
+        return knob_parse_kernel(d, text, ret);
+}
+
+/*
+ * Reads every path; *ret is the union (queue knobs) or the single value.
+ * Returns 1 when the files differ from each other, or from *want when given.
+ */
+static int read_paths(const KnobDesc *d, const char *sysroot, char **paths, const KnobValue *want, KnobValue *ret) {
+        KnobValue acc = {}, one;
+        bool differ = false;
+        int r;
+
+        for (size_t i = 0; paths[i]; i++) {
+                r = read_one(d, sysroot, paths[i], &one);
+                if (r < 0)
+                        return r;
+                if (want ? !knob_value_equal(d, want, &one) : i > 0 && !knob_value_equal(d, &acc, &one))
+                        differ = true;
+                if (d->type == KNOB_CPUSET)
+                        for (size_t w = 0; w < ELEMENTSOF(acc.cpus.bits); w++)
+                                acc.cpus.bits[w] |= one.cpus.bits[w];
+                else
+                        acc.num = one.num;
+        }
+        *ret = acc;
+        return differ;
+}
+
+int knob_read(const KnobRef *r, const char *sysroot, KnobValue *ret) {
+        _cleanup_(strv_freep) char **paths = NULL;
+        int e;
+
+        e = knob_paths(r, sysroot, &paths);
+        if (e < 0)
+                return e;
+        return read_paths(r->desc, sysroot, paths, NULL, ret);
+}
+
+/* Records the originals of paths not yet journaled; *ret_new flags which entries this call added. */
+static int journal_originals(const KnobRef *r, const char *sysroot, char **paths, Journal *j, bool *ret_new) {
+        char name[64];
+
+        knob_ref_format(r, name, sizeof(name));
+        for (size_t i = 0; paths[i]; i++) {
+                _cleanup_(freep) char *full = NULL, *raw = NULL;
+                int e;
+
+                if (journal_original(j, paths[i]))
+                        continue;
+                e = sysroot_path(sysroot, paths[i], &full);
+                if (e < 0)
+                        return e;
+                e = sysfs_read_value(full, &raw);
+                if (e < 0)
+                        return e == -ENOENT ? -EOPNOTSUPP : e == -ENODATA ? -EBADMSG : e;
+                e = journal_record(j, name, paths[i], raw);
+                if (e < 0)
+                        return e;
+                ret_new[i] = true;
+        }
+        return 0;
+}
+
+/* Drops what this call journaled for files it did not change: the kernel kept their originals. */
+static void journal_unrecord(Journal *j, char **paths, const bool *added, size_t from) {
+        for (size_t i = from; paths[i]; i++)
+                if (added[i])
+                        (void)journal_forget(j, paths[i]); /* on failure the entry restores the same value: harmless */
+}
+
+int knob_write(const KnobRef *r, const char *sysroot, const KnobValue *v, Journal *journal, KnobValue *ret_readback) {
+        _cleanup_(strv_freep) char **paths = NULL;
+        _cleanup_(freep) char *text = NULL;
+        _cleanup_(freep) bool *added = NULL;
+        KnobValue back;
+        size_t n = 0;
+        int e;
+
+        e = knob_paths(r, sysroot, &paths);
+        if (e < 0)
+                return e;
+        text = knob_format_kernel(r->desc, v);
+        while (paths[n])
+                n++;
+        added = calloc(n + 1, sizeof(bool));
+        if (!text || !added)
+                return -ENOMEM;
+
+        /* Every original is safely on disk before the first file changes. */
+        if (journal) {
+                e = journal_originals(r, sysroot, paths, journal, added);
+                if (e < 0) {
+                        journal_unrecord(journal, paths, added, 0);
+                        return e;
+                }
+        }
+
+        for (size_t i = 0; paths[i]; i++) {
+                _cleanup_(freep) char *full = NULL;
+
+                e = sysroot_path(sysroot, paths[i], &full);
+                if (e >= 0)
+                        e = sysfs_write_value(full, text);
+                if (e < 0) {
+                        /* Files before i hold the new value and keep their entries. */
+                        if (journal)
+                                journal_unrecord(journal, paths, added, i);
+                        return e;
+                }
+        }
+
+        e = read_paths(r->desc, sysroot, paths, v, &back);
+        if (e < 0)
+                return e;
+        if (e > 0) {
+                if (ret_readback)
+                        *ret_readback = back;
+                return -EDOM;
+        }
+        return 0;
+}
+
+const char *knob_refusal_hint(const KnobDesc *d) {
+        static const struct {
+                const char *name, *hint;
+        } hints[] = {
+                { "netdev-budget-time", "the kernel refuses values below 2 jiffies (8000us at HZ=250, 2000us at HZ=1000)" },
+                { "busy-loop-threshold", "the patched kernel accepts 0 to 2147483647 tasks" },
+                { "softirq-budget", "the patched kernel accepts 100us to 100000us" },
+                { "softirq-restarts", "the patched kernel accepts 1 to 1000 restarts" },
+                { "napi-skb-cache-size", "the patched kernel accepts 2 to 256 skbs" },
+                { "napi-skb-cache-bulk", "the patched kernel accepts 1 to 128 skbs" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(hints); i++)
+                if (streq(d->name, hints[i].name))
+                        return hints[i].hint;
+        return NULL;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * knob.h: the knob catalog (every tunable netpolld knows, as data), knob
+ * references ("busy-read", "gro-flush-timeout@eth1"), value parsing and
+ * formatting with units, support discovery, and kernel read / write-verify
+ * through the sysroot. Nothing here logs; errors come back as negative errno.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpuset.h"
+
+typedef struct Journal Journal;
+
+typedef enum KnobType {
+        KNOB_COUNT,  /* decimal integer in the kernel file */
+        KNOB_TIME,   /* decimal integer of unit_ns units in the kernel file */
+        KNOB_CPUSET, /* hex cpumask in the kernel file, one per queue */
+} KnobType;
+
+typedef enum KnobScope {
+        KNOB_GLOBAL,    /* one file; path is absolute */
+        KNOB_DEVICE,    /* one file per device; path is a template with one %s */
+        KNOB_RX_QUEUES, /* one file per rx-N queue; path is the file name */
+        KNOB_TX_QUEUES, /* one file per tx-N queue; path is the file name */
+} KnobScope;
+
+typedef struct KnobDesc {
+        const char *name;    /* canonical name used by CLI, D-Bus and profiles */
+        KnobScope scope;
+        const char *path;
+        KnobType type;
+        uint64_t unit_ns;    /* KNOB_TIME: size of the base unit */
+        const char *unit;    /* base unit for humans: "us", "packets", "" */
+        uint64_t min, max;   /* accepted range in base units (numeric types) */
+        const char *patch;   /* NULL: upstream; else the kernel-patches/ file that adds it */
+        const char *summary; /* one line for listings */
+} KnobDesc;
+
+extern const KnobDesc knob_catalog[];
+extern const size_t knob_catalog_size;
+
+const KnobDesc *knob_find(const char *name);
+
+/* A knob instance: a catalog entry plus the device for per-device knobs. */
+typedef struct KnobRef {
+        const KnobDesc *desc;
+        char device[16]; /* "" for global knobs */
+} KnobRef;
+
+/*
+ * Parses "NAME" or "NAME@DEV". -ENOENT for an unknown knob name, -EINVAL for
+ * a device given to a global knob, a missing device on a per-device knob, or
+ * an invalid interface name.
+ */
+int knob_ref_parse(const char *s, KnobRef *ret, const char **ret_reason);
+/* "NAME" or "NAME@DEV" into buf; returns buf. */
+char *knob_ref_format(const KnobRef *r, char *buf, size_t size);
+
+typedef struct KnobValue {
+        uint64_t num; /* KNOB_COUNT, KNOB_TIME (base units) */
+        CpuSet cpus;  /* KNOB_CPUSET */
+} KnobValue;
+
+/* User input with units ("1.5ms", "300", "0-3"), range-checked against the catalog. */
+int knob_parse_value(const KnobDesc *d, const char *s, KnobValue *ret, const char **ret_reason);
+/* What knob_parse_value accepts, for messages: "a time such as 50us or 2ms (bare number: us), 0us..2147483647us". Caller frees. */
+char *knob_expected(const KnobDesc *d);
+/* Human form with the base unit: "50us", "300", "0-3". Caller frees. */
+char *knob_format_value(const KnobDesc *d, const KnobValue *v);
+bool knob_value_equal(const KnobDesc *d, const KnobValue *a, const KnobValue *b);
+
+/* Kernel file text (newline already stripped) to a value; -EBADMSG for odd content. */
+int knob_parse_kernel(const KnobDesc *d, const char *text, KnobValue *ret);
+/* The text to write into the kernel file. Caller frees. */
+char *knob_format_kernel(const KnobDesc *d, const KnobValue *v);
+
+/*
+ * The kernel files behind an instance, as paths below the sysroot
+ * ("/proc/sys/net/core/busy_read"), NULL-terminated, caller frees (strv).
+ * Queue knobs give one path per queue, sorted by queue number. -ENODEV when the
+ * device does not exist, -EOPNOTSUPP when a global or device file is absent
+ * (the kernel lacks the knob).
+ */
+int knob_paths(const KnobRef *r, const char *sysroot, char ***ret);
+
+/* 1 supported, 0 unsupported (file absent), -ENODEV device missing, other negative errno. */
+int knob_supported(const KnobRef *r, const char *sysroot);
+
+/*
+ * Reads the current value. For queue knobs the result is the union of all
+ * queues and the return value is 1 when the queues differ, 0 when they agree.
+ * -EOPNOTSUPP when absent, -EBADMSG for odd file content.
+ */
+int knob_read(const KnobRef *r, const char *sysroot, KnobValue *ret);
+
+/*
+ * Records each file's original content in the journal (when not NULL and not
+ * already recorded), writes the value to every file and reads it back.
+ * Returns 0 when the kernel holds exactly the value; -EINVAL (or the write's
+ * errno) when the kernel refused it, with nothing recorded beyond what was
+ * already there; -EDOM when the kernel stored a different value (rounded or
+ * clamped), with *ret_readback (when not NULL) set to what it holds.
+ */
+int knob_write(const KnobRef *r, const char *sysroot, const KnobValue *v, Journal *journal, KnobValue *ret_readback);
+
+/* A hint for a kernel refusal of this knob, or NULL (e.g. the 2-jiffy minimum of netdev-budget-time). */
+const char *knob_refusal_hint(const KnobDesc *d);

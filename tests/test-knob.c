@@ -1,0 +1,678 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * test-knob.c: the knob catalog, references, value parsing and formatting,
+ * and kernel file access against a fixture sysroot (plus, as root, one
+ * refused write to the real netdev_budget_usecs and a permission refusal).
+ */
+#include <ctype.h>
+#include <grp.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "journal.h"
+#include "knob.h"
+#include "macro.h"
+#include "sysroot.h"
+#include "testutil.h"
+#include "units.h"
+
+static char *root; /* fixture sysroot of the current test */
+
+static void sysroot_setup(void) {
+        root = tu_mkdtemp();
+        tu_write(root, "proc/sys/net/core/busy_read", "50\n", 0644);
+        tu_write(root, "proc/sys/net/core/busy_poll", "0\n", 0644);
+        tu_write(root, "proc/sys/net/core/netdev_budget", "300\n", 0644);
+        tu_write(root, "proc/sys/net/core/dev_weight", "64\n", 0644);
+        tu_write(root, "proc/sys/net/core/netdev_max_backlog", "1000\n", 0644);
+        tu_write(root, "proc/sys/kernel/softirq_budget_usecs", "2000\n", 0644);
+        tu_write(root, "sys/class/net/veth0/threaded", "0\n", 0644);
+        tu_write(root, "sys/class/net/veth0/gro_flush_timeout", "0\n", 0644);
+        tu_write(root, "sys/class/net/veth0/napi_defer_hard_irqs", "0\n", 0644);
+        tu_write(root, "sys/class/net/veth0/queues/rx-0/rps_cpus", "3\n", 0644);
+        tu_write(root, "sys/class/net/veth0/queues/rx-0/rps_flow_cnt", "0\n", 0644);
+        tu_write(root, "sys/class/net/veth0/queues/rx-10/rps_cpus", "c\n", 0644);
+        tu_write(root, "sys/class/net/veth0/queues/rx-1/rps_cpus", "3\n", 0644);
+        tu_write(root, "sys/class/net/veth0/queues/tx-0/xps_cpus", "1\n", 0644);
+}
+
+static void sysroot_teardown(void) {
+        tu_rm_rf(root);
+        free(root);
+        root = NULL;
+}
+
+static KnobRef ref(const char *s) {
+        KnobRef r;
+        ck_assert_msg(knob_ref_parse(s, &r, NULL) == 0, "knob_ref_parse(%s)", s);
+        return r;
+}
+
+static KnobValue num(uint64_t n) {
+        return (KnobValue){ .num = n };
+}
+
+static KnobValue cpus(const char *list) {
+        KnobValue v = {};
+        ck_assert_int_eq(cpuset_parse_list(list, &v.cpus, NULL), 0);
+        return v;
+}
+
+static Journal *open_journal(void) {
+        _cleanup_(freep) char *state = tu_join(root, "state");
+        Journal *j = NULL;
+        ck_assert_int_eq(journal_open(&j, state, NULL), 0);
+        return j;
+}
+
+/* ---- catalog ---- */
+
+START_TEST(test_knob_catalog_is_sane) {
+        static const char *const order[] = {
+                "busy-read", "busy-poll", "busy-loop-threshold", "softirq-budget", "softirq-restarts",
+                "netdev-budget", "netdev-budget-time", "dev-weight", "netdev-max-backlog", "napi-skb-cache-size",
+                "napi-skb-cache-bulk", "napi-defer-hard-irqs", "gro-flush-timeout", "napi-threaded", "rps-cpus",
+                "xps-cpus",
+        };
+
+        ck_assert_uint_eq(knob_catalog_size, ELEMENTSOF(order));
+        for (size_t i = 0; i < knob_catalog_size; i++) {
+                const KnobDesc *d = &knob_catalog[i];
+                const char *pct;
+
+                ck_assert_str_eq(d->name, order[i]);
+                for (const char *c = d->name; *c; c++)
+                        ck_assert_msg(islower((unsigned char)*c) || *c == '-', "%s not lowercase", d->name);
+                for (size_t k = 0; k < i; k++)
+                        ck_assert_str_ne(d->name, knob_catalog[k].name);
+                ck_assert_msg(d->scope <= KNOB_TX_QUEUES && d->type <= KNOB_CPUSET, "%s", d->name);
+                ck_assert_msg(d->summary && strlen(d->summary) > 10, "%s has no summary", d->name);
+                ck_assert_ptr_nonnull(d->unit);
+                pct = strstr(d->path, "%s");
+                switch (d->scope) {
+                case KNOB_GLOBAL:
+                        ck_assert_ptr_nonnull(startswith(d->path, "/proc/sys/"));
+                        ck_assert_ptr_null(strchr(d->path, '%'));
+                        break;
+                case KNOB_DEVICE:
+                        ck_assert_ptr_nonnull(startswith(d->path, "/sys/class/net/%s/"));
+                        ck_assert_ptr_null(strchr(pct + 1, '%'));
+                        break;
+                default:
+                        ck_assert_ptr_null(strchr(d->path, '/'));
+                        ck_assert_ptr_null(strchr(d->path, '%'));
+                        ck_assert_int_eq(d->type, KNOB_CPUSET);
+                }
+                if (d->type == KNOB_TIME)
+                        ck_assert_str_eq(d->unit, time_unit_name(d->unit_ns));
+                if (d->type != KNOB_CPUSET)
+                        ck_assert_msg(d->min <= d->max, "%s", d->name);
+                if (d->patch) {
+                        size_t l = strlen(d->patch);
+                        ck_assert_ptr_nonnull(startswith(d->patch, "000"));
+                        ck_assert_msg(l > 6 && streq(d->patch + l - 6, ".patch"), "%s", d->patch);
+                }
+        }
+        ck_assert_str_eq(knob_find("busy-loop-threshold")->patch, "0001-net-busy_poll-add-busy_loop_threshold-sysctl.patch");
+        ck_assert_ptr_null(knob_find("busy-read")->patch);
+        ck_assert_str_eq(knob_find("softirq-restarts")->patch, knob_find("softirq-budget")->patch);
+        ck_assert_uint_eq(knob_find("gro-flush-timeout")->max, INT64_MAX);
+        ck_assert_ptr_null(knob_find("busy_read"));
+        ck_assert_ptr_null(knob_find(""));
+}
+END_TEST
+
+/* ---- references ---- */
+
+START_TEST(test_knob_ref_parse_accepts_global_and_device) {
+        KnobRef r;
+        char buf[64];
+
+        ck_assert_int_eq(knob_ref_parse("busy-read", &r, NULL), 0);
+        ck_assert_ptr_eq(r.desc, knob_find("busy-read"));
+        ck_assert_str_eq(r.device, "");
+        ck_assert_str_eq(knob_ref_format(&r, buf, sizeof(buf)), "busy-read");
+        ck_assert_int_eq(knob_ref_parse("gro-flush-timeout@eth1", &r, NULL), 0);
+        ck_assert_ptr_eq(r.desc, knob_find("gro-flush-timeout"));
+        ck_assert_str_eq(r.device, "eth1");
+        ck_assert_str_eq(knob_ref_format(&r, buf, sizeof(buf)), "gro-flush-timeout@eth1");
+        ck_assert_int_eq(knob_ref_parse("rps-cpus@abcdefghijklmno", &r, NULL), 0);
+        ck_assert_str_eq(r.device, "abcdefghijklmno");
+}
+END_TEST
+
+static void assert_ref_refused(const char *s, int error, const char *reason) {
+        KnobRef r = { .desc = knob_catalog, .device = "keep" };
+        const char *why = NULL;
+
+        ck_assert_msg(knob_ref_parse(s, &r, &why) == error, "%s", s);
+        ck_assert_str_eq(why, reason);
+        ck_assert_ptr_eq(r.desc, knob_catalog);
+        ck_assert_str_eq(r.device, "keep");
+}
+
+START_TEST(test_knob_ref_parse_refuses_bad_references) {
+        const char *bad_dev = "invalid device name: expected 1-15 characters without '/', ':' or spaces";
+
+        assert_ref_refused("busy-reed", -ENOENT, "unknown knob");
+        assert_ref_refused("", -ENOENT, "unknown knob");
+        assert_ref_refused("@eth0", -ENOENT, "unknown knob");
+        assert_ref_refused("busy-read-extra", -ENOENT, "unknown knob");
+        assert_ref_refused("gro-flush-timeout", -EINVAL, "is per device: write NAME@DEVICE");
+        assert_ref_refused("rps-cpus", -EINVAL, "is per device: write NAME@DEVICE");
+        assert_ref_refused("busy-read@eth1", -EINVAL, "is global and takes no @device");
+        assert_ref_refused("napi-threaded@a/b", -EINVAL, bad_dev);
+        assert_ref_refused("napi-threaded@abcdefghijklmnop", -EINVAL, bad_dev);
+        assert_ref_refused("napi-threaded@", -EINVAL, bad_dev);
+        assert_ref_refused("napi-threaded@..", -EINVAL, bad_dev);
+        assert_ref_refused("napi-threaded@a b", -EINVAL, bad_dev);
+}
+END_TEST
+
+/* ---- user values ---- */
+
+static void assert_value(const char *knob, const char *s, uint64_t want) {
+        KnobValue v = num(12345);
+        const char *why = NULL;
+        int r = knob_parse_value(knob_find(knob), s, &v, &why);
+
+        ck_assert_msg(r == 0, "%s %s: %d %s", knob, s, r, strempty(why));
+        ck_assert_uint_eq(v.num, want);
+}
+
+static void assert_value_refused(const char *knob, const char *s, int error, const char *reason) {
+        KnobValue v = num(12345);
+        const char *why = NULL;
+
+        ck_assert_msg(knob_parse_value(knob_find(knob), s, &v, &why) == error, "%s %s", knob, s);
+        ck_assert_str_eq(why, reason);
+        ck_assert_uint_eq(v.num, 12345);
+}
+
+START_TEST(test_knob_parse_value_times_take_units) {
+        assert_value("busy-read", "1.5ms", 1500);
+        assert_value("busy-read", "50", 50);
+        assert_value("busy-read", "50us", 50);
+        assert_value("busy-read", "2000ns", 2);
+        assert_value("busy-read", "2147483647", 2147483647);
+        assert_value("gro-flush-timeout", "2ms", 2000000);
+        assert_value("gro-flush-timeout", "20000", 20000);
+        assert_value("softirq-budget", "2ms", 2000);
+        assert_value("softirq-budget", "100ms", 100000);
+        assert_value_refused("busy-read", "500ns", -EINVAL, "not a whole number of microseconds");
+        assert_value_refused("busy-read", "5 us", -EINVAL, "spaces are not allowed");
+        assert_value_refused("busy-read", "-5", -EINVAL, "negative values are not allowed");
+        assert_value_refused("busy-read", "2147483648", -ERANGE, "out of range");
+        assert_value_refused("busy-read", "1h", -EINVAL, "unknown unit; expected ns, us, ms or s");
+        assert_value_refused("softirq-budget", "99us", -ERANGE, "out of range");
+        assert_value_refused("softirq-budget", "101ms", -ERANGE, "out of range");
+        assert_value_refused("netdev-budget-time", "0", -ERANGE, "out of range");
+}
+END_TEST
+
+START_TEST(test_knob_parse_value_counts_and_bools) {
+        assert_value("netdev-budget", "300", 300);
+        assert_value("busy-loop-threshold", "0", 0);
+        assert_value("napi-skb-cache-size", "256", 256);
+        assert_value("napi-threaded", "0", 0);
+        assert_value("napi-threaded", "1", 1);
+        assert_value("napi-threaded", "2", 2);
+        assert_value_refused("netdev-budget", "0", -ERANGE, "out of range");
+        assert_value_refused("napi-skb-cache-size", "1", -ERANGE, "out of range");
+        assert_value_refused("napi-skb-cache-bulk", "129", -ERANGE, "out of range");
+        assert_value_refused("softirq-restarts", "1001", -ERANGE, "out of range");
+        assert_value_refused("netdev-budget", "3ms", -EINVAL, "trailing characters after number");
+        assert_value_refused("netdev-budget", "", -EINVAL, "empty value; expected a number");
+        assert_value_refused("netdev-budget", "99999999999999999999", -ERANGE, "number too large");
+        assert_value_refused("napi-defer-hard-irqs", "2147483648", -ERANGE, "out of range");
+        assert_value_refused("napi-threaded", "3", -ERANGE, "out of range");
+        assert_value_refused("napi-threaded", "yes", -EINVAL, "not a number; expected digits");
+}
+END_TEST
+
+START_TEST(test_knob_parse_value_cpu_lists) {
+        const KnobDesc *d = knob_find("rps-cpus");
+        KnobValue v = cpus("5");
+        const char *why = NULL;
+
+        ck_assert_int_eq(knob_parse_value(d, "none", &v, NULL), 0);
+        ck_assert(cpuset_is_empty(&v.cpus));
+        ck_assert_int_eq(knob_parse_value(d, "0-3,8", &v, NULL), 0);
+        ck_assert_uint_eq(cpuset_count(&v.cpus), 5);
+        ck_assert(cpuset_has(&v.cpus, 8) && !cpuset_has(&v.cpus, 4));
+        ck_assert_int_eq(knob_parse_value(d, "3-", &v, &why), -EINVAL);
+        ck_assert_ptr_nonnull(why);
+        ck_assert_uint_eq(cpuset_count(&v.cpus), 5);
+}
+END_TEST
+
+static void assert_expected(const char *knob, const char *want) {
+        _cleanup_(freep) char *s = knob_expected(knob_find(knob));
+        ck_assert_str_eq(s, want);
+}
+
+START_TEST(test_knob_expected_describes_input) {
+        assert_expected("busy-read", "a time such as 50us or 2ms (a bare number is us), from 0us to 2147483647us");
+        assert_expected("gro-flush-timeout",
+                        "a time such as 50us or 2ms (a bare number is ns), from 0ns to 9223372036854775807ns");
+        assert_expected("netdev-budget", "a whole number of packets from 1 to 2147483647");
+        assert_expected("napi-defer-hard-irqs", "a whole number from 0 to 2147483647");
+        assert_expected("napi-threaded", "a whole number from 0 to 2");
+        assert_expected("xps-cpus", "a CPU list such as 0-3,8, or none");
+}
+END_TEST
+
+static void assert_formatted(const char *knob, KnobValue v, const char *want) {
+        _cleanup_(freep) char *s = knob_format_value(knob_find(knob), &v);
+        ck_assert_str_eq(s, want);
+}
+
+START_TEST(test_knob_format_value_uses_base_unit) {
+        assert_formatted("busy-read", num(50), "50us");
+        assert_formatted("gro-flush-timeout", num(2000000), "2000000ns");
+        assert_formatted("netdev-budget", num(300), "300");
+        assert_formatted("napi-threaded", num(1), "1");
+        assert_formatted("napi-threaded", num(0), "0");
+        assert_formatted("rps-cpus", cpus("0-3,8"), "0-3,8");
+        assert_formatted("rps-cpus", cpus("none"), "none");
+}
+END_TEST
+
+START_TEST(test_knob_value_equal_compares_by_type) {
+        const KnobDesc *rps = knob_find("rps-cpus"), *br = knob_find("busy-read");
+        KnobValue a = cpus("0-3"), b = cpus("0-3"), c = cpus("0-2");
+
+        ck_assert(knob_value_equal(rps, &a, &b));
+        ck_assert(!knob_value_equal(rps, &a, &c));
+        a = num(5), b = num(5), c = num(6);
+        ck_assert(knob_value_equal(br, &a, &b));
+        ck_assert(!knob_value_equal(br, &a, &c));
+}
+END_TEST
+
+/* ---- kernel text ---- */
+
+START_TEST(test_knob_parse_kernel_accepts_kernel_output) {
+        KnobValue v;
+
+        ck_assert_int_eq(knob_parse_kernel(knob_find("netdev-budget"), "300", &v), 0);
+        ck_assert_uint_eq(v.num, 300);
+        /* The kernel's value is what it is: out of the user range is not odd content. */
+        ck_assert_int_eq(knob_parse_kernel(knob_find("netdev-budget"), "0", &v), 0);
+        ck_assert_uint_eq(v.num, 0);
+        ck_assert_int_eq(knob_parse_kernel(knob_find("gro-flush-timeout"), "18446744073709551615", &v), 0);
+        ck_assert_uint_eq(v.num, UINT64_MAX);
+        ck_assert_int_eq(knob_parse_kernel(knob_find("napi-threaded"), "1", &v), 0);
+        ck_assert_uint_eq(v.num, 1);
+        ck_assert_int_eq(knob_parse_kernel(knob_find("rps-cpus"), "00000000,00000101", &v), 0);
+        ck_assert_uint_eq(cpuset_count(&v.cpus), 2);
+        ck_assert(cpuset_has(&v.cpus, 0) && cpuset_has(&v.cpus, 8));
+        ck_assert_int_eq(knob_parse_kernel(knob_find("xps-cpus"), "0", &v), 0);
+        ck_assert(cpuset_is_empty(&v.cpus));
+}
+END_TEST
+
+START_TEST(test_knob_parse_kernel_refuses_odd_content) {
+        static const char *const odd[] = {
+                "", "abc", "-1", "12 3", " 12", "12\n", "99999999999999999999999", "+5", "0x10", "1.5",
+        };
+        KnobValue v = num(777);
+
+        for (size_t i = 0; i < ELEMENTSOF(odd); i++)
+                ck_assert_msg(knob_parse_kernel(knob_find("busy-read"), odd[i], &v) == -EBADMSG, "'%s'", odd[i]);
+        ck_assert_int_eq(knob_parse_kernel(knob_find("rps-cpus"), "xyz", &v), -EBADMSG);
+        ck_assert_int_eq(knob_parse_kernel(knob_find("rps-cpus"), "", &v), -EBADMSG);
+        ck_assert_int_eq(knob_parse_kernel(knob_find("busy-read"), NULL, &v), -EBADMSG);
+        ck_assert_uint_eq(v.num, 777);
+}
+END_TEST
+
+static void assert_kernel_text(const char *knob, KnobValue v, const char *want) {
+        _cleanup_(freep) char *s = knob_format_kernel(knob_find(knob), &v);
+        ck_assert_str_eq(s, want);
+}
+
+START_TEST(test_knob_format_kernel_writes_kernel_syntax) {
+        assert_kernel_text("rps-cpus", cpus("0-3"), "f");
+        assert_kernel_text("rps-cpus", cpus("none"), "0");
+        assert_kernel_text("xps-cpus", cpus("0,33"), "2,00000001");
+        assert_kernel_text("busy-read", num(1500), "1500");
+        assert_kernel_text("napi-threaded", num(1), "1");
+}
+END_TEST
+
+START_TEST(test_knob_refusal_hint_names_kernel_limits) {
+        ck_assert_str_eq(knob_refusal_hint(knob_find("netdev-budget-time")),
+                         "the kernel refuses values below 2 jiffies (8000us at HZ=250, 2000us at HZ=1000)");
+        ck_assert_str_eq(knob_refusal_hint(knob_find("softirq-budget")), "the patched kernel accepts 100us to 100000us");
+        ck_assert_str_eq(knob_refusal_hint(knob_find("napi-skb-cache-size")), "the patched kernel accepts 2 to 256 skbs");
+        for (size_t i = 0; i < knob_catalog_size; i++)
+                if (knob_catalog[i].patch)
+                        ck_assert_ptr_nonnull(knob_refusal_hint(&knob_catalog[i]));
+        ck_assert_ptr_null(knob_refusal_hint(knob_find("busy-read")));
+        ck_assert_ptr_null(knob_refusal_hint(knob_find("rps-cpus")));
+}
+END_TEST
+
+/* ---- fixture sysroot: discovery and reading ---- */
+
+static int supported(const char *s) {
+        KnobRef r = ref(s);
+        return knob_supported(&r, root);
+}
+
+/* knob_paths() joined by spaces, or the error as text, for one-line comparisons. */
+static char *paths_of(const char *s) {
+        _cleanup_(strv_freep) char **l = NULL;
+        KnobRef r = ref(s);
+        char *out = NULL;
+        size_t size = 0;
+        FILE *f;
+        int e = knob_paths(&r, root, &l);
+
+        if (e < 0) {
+                ck_assert_int_ge(asprintf(&out, "error %d", e), 0);
+                return out;
+        }
+        f = open_memstream(&out, &size);
+        ck_assert_ptr_nonnull(f);
+        for (size_t i = 0; l[i]; i++)
+                fprintf(f, "%s%s", i > 0 ? " " : "", l[i]);
+        ck_assert_int_eq(fclose(f), 0);
+        return out;
+}
+
+/* Reads s and checks the return value and the value in the knob's human form. */
+static void assert_read(const char *s, int want_ret, const char *want) {
+        _cleanup_(freep) char *text = NULL;
+        KnobRef r = ref(s);
+        KnobValue v = num(4242);
+        int e = knob_read(&r, root, &v);
+
+        ck_assert_msg(e == want_ret, "knob_read(%s) = %d, expected %d", s, e, want_ret);
+        if (e < 0) {
+                ck_assert_uint_eq(v.num, 4242); /* untouched on failure */
+                return;
+        }
+        ck_assert_str_eq(text = knob_format_value(r.desc, &v), want);
+}
+
+START_TEST(test_knob_supported_detects_files_and_devices) {
+        ck_assert_int_eq(supported("busy-read"), 1);
+        ck_assert_int_eq(supported("softirq-budget"), 1);
+        ck_assert_int_eq(supported("busy-loop-threshold"), 0);
+        ck_assert_int_eq(supported("napi-threaded@veth0"), 1);
+        ck_assert_int_eq(supported("rps-cpus@veth0"), 1);
+        ck_assert_int_eq(supported("napi-threaded@veth9"), -ENODEV);
+        ck_assert_int_eq(supported("rps-cpus@veth9"), -ENODEV);
+        /* One queue without the file makes the whole knob unsupported. */
+        tu_write(root, "sys/class/net/veth0/queues/rx-2/rps_flow_cnt", "0\n", 0644);
+        ck_assert_int_eq(supported("rps-cpus@veth0"), 0);
+        /* A device without queues in one direction, or without any, has nothing to steer there. */
+        tu_write(root, "sys/class/net/lo/queues/rx-0/rps_cpus", "0\n", 0644);
+        ck_assert_int_eq(supported("rps-cpus@lo"), 1);
+        ck_assert_int_eq(supported("xps-cpus@lo"), 0);
+        tu_write(root, "sys/class/net/dummy0/threaded", "0\n", 0644);
+        ck_assert_int_eq(supported("rps-cpus@dummy0"), 0);
+}
+END_TEST
+
+START_TEST(test_knob_paths_orders_queues_numerically) {
+        _cleanup_(freep) char *rx = NULL, *tx = NULL, *g = NULL, *dv = NULL;
+
+        /* rx-2 sorts after rx-10 as a string: only numeric order puts it before. */
+        tu_write(root, "sys/class/net/veth0/queues/rx-2/rps_cpus", "0\n", 0644);
+        ck_assert_str_eq(rx = paths_of("rps-cpus@veth0"),
+                         "/sys/class/net/veth0/queues/rx-0/rps_cpus /sys/class/net/veth0/queues/rx-1/rps_cpus "
+                         "/sys/class/net/veth0/queues/rx-2/rps_cpus /sys/class/net/veth0/queues/rx-10/rps_cpus");
+        ck_assert_str_eq(tx = paths_of("xps-cpus@veth0"), "/sys/class/net/veth0/queues/tx-0/xps_cpus");
+        ck_assert_str_eq(g = paths_of("busy-read"), "/proc/sys/net/core/busy_read");
+        ck_assert_str_eq(dv = paths_of("gro-flush-timeout@veth0"), "/sys/class/net/veth0/gro_flush_timeout");
+}
+END_TEST
+
+START_TEST(test_knob_read_returns_values) {
+        assert_read("busy-read", 0, "50us");
+        assert_read("netdev-budget", 0, "300");
+        assert_read("softirq-budget", 0, "2000us");
+        assert_read("napi-threaded@veth0", 0, "0");
+        assert_read("xps-cpus@veth0", 0, "0");
+}
+END_TEST
+
+START_TEST(test_knob_read_unions_queues_and_flags_differences) {
+        assert_read("rps-cpus@veth0", 1, "0-3");
+        tu_write(root, "sys/class/net/veth0/queues/rx-10/rps_cpus", "3\n", 0644);
+        assert_read("rps-cpus@veth0", 0, "0-1");
+}
+END_TEST
+
+START_TEST(test_knob_read_refuses_odd_files) {
+        char big[5001];
+
+        memset(big, '1', sizeof(big) - 1);
+        big[sizeof(big) - 1] = 0;
+        tu_write(root, "proc/sys/net/core/busy_poll", "", 0644);
+        assert_read("busy-poll", -EBADMSG, NULL);
+        tu_write(root, "proc/sys/net/core/busy_poll", "\n", 0644);
+        assert_read("busy-poll", -EBADMSG, NULL);
+        tu_write(root, "proc/sys/net/core/dev_weight", "garbage\n", 0644);
+        assert_read("dev-weight", -EBADMSG, NULL);
+        tu_write(root, "proc/sys/net/core/netdev_budget", big, 0644);
+        assert_read("netdev-budget", -EBADMSG, NULL);
+        tu_write(root, "sys/class/net/veth0/queues/rx-1/rps_cpus", "zz\n", 0644);
+        assert_read("rps-cpus@veth0", -EBADMSG, NULL);
+        assert_read("busy-loop-threshold", -EOPNOTSUPP, NULL);
+        assert_read("gro-flush-timeout@veth9", -ENODEV, NULL);
+}
+END_TEST
+
+/* ---- fixture sysroot: writing ---- */
+
+START_TEST(test_knob_write_records_original_once) {
+        _cleanup_(journal_freep) Journal *j = open_journal(), *again = NULL;
+        _cleanup_(freep) char *state = tu_join(root, "state"), *c1 = NULL, *c2 = NULL, *jf = NULL;
+        KnobRef r = ref("busy-read");
+        KnobValue v = num(100);
+
+        ck_assert_int_eq(knob_write(&r, root, &v, j, NULL), 0);
+        ck_assert_str_eq(c1 = tu_read(root, "proc/sys/net/core/busy_read"), "100\n");
+        ck_assert_str_eq(journal_original(j, "/proc/sys/net/core/busy_read"), "50");
+        v = num(200);
+        ck_assert_int_eq(knob_write(&r, root, &v, j, NULL), 0);
+        ck_assert_str_eq(c2 = tu_read(root, "proc/sys/net/core/busy_read"), "200\n");
+        ck_assert_uint_eq(journal_size(j), 1);
+        ck_assert_str_eq(journal_original(j, "/proc/sys/net/core/busy_read"), "50");
+        ck_assert_str_eq(jf = tu_read(state, JOURNAL_FILE),
+                         "netpolld-journal 1\nbusy-read\t/proc/sys/net/core/busy_read\t50\nend 1\n");
+        ck_assert_int_eq(journal_open(&again, state, NULL), 0);
+        ck_assert_str_eq(journal_original(again, "/proc/sys/net/core/busy_read"), "50");
+}
+END_TEST
+
+START_TEST(test_knob_write_sets_every_queue) {
+        _cleanup_(journal_freep) Journal *j = open_journal();
+        _cleanup_(freep) char *a = NULL, *b = NULL, *c = NULL;
+        KnobRef r = ref("rps-cpus@veth0");
+        KnobValue v = cpus("0-1,4");
+
+        ck_assert_int_eq(knob_write(&r, root, &v, j, NULL), 0);
+        ck_assert_str_eq(a = tu_read(root, "sys/class/net/veth0/queues/rx-0/rps_cpus"), "13\n");
+        ck_assert_str_eq(b = tu_read(root, "sys/class/net/veth0/queues/rx-1/rps_cpus"), "13\n");
+        ck_assert_str_eq(c = tu_read(root, "sys/class/net/veth0/queues/rx-10/rps_cpus"), "13\n");
+        ck_assert_uint_eq(journal_size(j), 3);
+        ck_assert_str_eq(journal_original(j, "/sys/class/net/veth0/queues/rx-10/rps_cpus"), "c");
+        ck_assert_int_eq(knob_read(&r, root, &v), 0);
+}
+END_TEST
+
+START_TEST(test_knob_write_without_journal_records_nothing) {
+        _cleanup_(journal_freep) Journal *j = open_journal();
+        _cleanup_(freep) char *state = tu_join(root, "state"), *c = NULL;
+        KnobRef r = ref("napi-threaded@veth0");
+        KnobValue v = num(1);
+
+        ck_assert_int_eq(knob_write(&r, root, &v, NULL, NULL), 0);
+        ck_assert_str_eq(c = tu_read(root, "sys/class/net/veth0/threaded"), "1\n");
+        ck_assert_uint_eq(journal_size(j), 0);
+        ck_assert_int_eq(access(state, F_OK), -1);
+}
+END_TEST
+
+START_TEST(test_knob_write_unsupported_creates_nothing) {
+        _cleanup_(journal_freep) Journal *j = open_journal();
+        _cleanup_(freep) char *f = tu_join(root, "proc/sys/net/core/busy_loop_threshold");
+        KnobRef r = ref("busy-loop-threshold");
+        KnobValue v = num(2);
+
+        ck_assert_int_eq(knob_write(&r, root, &v, j, NULL), -EOPNOTSUPP);
+        ck_assert_int_eq(access(f, F_OK), -1);
+        ck_assert_int_eq(errno, ENOENT);
+        r = ref("gro-flush-timeout@veth9");
+        ck_assert_int_eq(knob_write(&r, root, &v, j, NULL), -ENODEV);
+        ck_assert_uint_eq(journal_size(j), 0);
+}
+END_TEST
+
+/*
+ * -EDOM needs a file that keeps something else than what was written. A
+ * regular file cannot, but /proc/self/comm can: the kernel keeps the first 15
+ * bytes of the test process's new name, like a sysctl that clamps.
+ */
+START_TEST(test_knob_write_reports_value_kernel_changed) {
+        _cleanup_(freep) char *f = tu_join(root, "sys/class/net/veth0/gro_flush_timeout");
+        KnobRef r = ref("gro-flush-timeout@veth0");
+        KnobValue v = num(UINT64_C(1234567890123456789)), back = num(1);
+
+        if (access("/proc/self/comm", W_OK) < 0) {
+                printf("skipping test_knob_write_reports_value_kernel_changed: /proc/self/comm is not writable\n");
+                return;
+        }
+        ck_assert_int_eq(unlink(f), 0);
+        ck_assert_int_eq(symlink("/proc/self/comm", f), 0);
+        ck_assert_int_eq(knob_write(&r, root, &v, NULL, &back), -EDOM);
+        ck_assert_uint_eq(back.num, UINT64_C(123456789012345));
+        ck_assert_int_eq(knob_write(&r, root, &v, NULL, NULL), -EDOM);
+        /* A value the file keeps whole (15 digits, the newline cut) reads back equal; *ret_readback is left alone. */
+        v = num(UINT64_C(123456789012345));
+        ck_assert_int_eq(knob_write(&r, root, &v, NULL, &back), 0);
+        ck_assert_uint_eq(back.num, UINT64_C(123456789012345));
+}
+END_TEST
+
+#define REAL_BUDGET_USECS "/proc/sys/net/core/netdev_budget_usecs"
+
+START_TEST(test_knob_write_refused_by_kernel) {
+        _cleanup_(journal_freep) Journal *j = NULL;
+        _cleanup_(freep) char *f = tu_join(root, REAL_BUDGET_USECS), *before = NULL, *after = NULL;
+        KnobRef r = ref("netdev-budget-time");
+        KnobValue v = num(1);
+        int res;
+
+        if (geteuid() != 0 || access(REAL_BUDGET_USECS, W_OK) < 0) {
+                printf("skipping test_knob_write_refused_by_kernel: needs root and a writable " REAL_BUDGET_USECS "\n");
+                return;
+        }
+        j = open_journal();
+        ck_assert_int_eq(sysfs_read_value(REAL_BUDGET_USECS, &before), 0);
+        ck_assert_int_eq(symlink(REAL_BUDGET_USECS, f), 0);
+
+        res = knob_write(&r, root, &v, j, NULL);
+        (void)sysfs_read_value(REAL_BUDGET_USECS, &after);
+        /* Put the real value back before asserting anything, should the kernel have taken 1us. */
+        if (!after || !streq(after, before))
+                (void)sysfs_write_value(REAL_BUDGET_USECS, before);
+
+        ck_assert_int_eq(res, -EINVAL);
+        ck_assert_str_eq(after, before);
+        /* Nothing changed, so nothing is left to restore. */
+        ck_assert_uint_eq(journal_size(j), 0);
+        ck_assert_int_eq(access(journal_path(j), F_OK), -1);
+}
+END_TEST
+
+START_TEST(test_knob_write_refused_without_permission) {
+        _cleanup_(freep) char *c = NULL;
+        int status;
+        pid_t pid;
+
+        if (geteuid() != 0) {
+                printf("skipping test_knob_write_refused_without_permission: needs root to drop to an unprivileged user\n");
+                return;
+        }
+        tu_write(root, "proc/sys/net/core/busy_read", "50\n", 0444);
+        ck_assert_int_eq(chmod(root, 0755), 0); /* mkdtemp's 0700 would refuse the lookup, not the write */
+        pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                KnobRef r = ref("busy-read");
+                KnobValue v = num(100);
+                int res;
+
+                if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+                        _exit(255);
+                res = knob_write(&r, root, &v, NULL, NULL);
+                _exit(res < 0 && -res < 255 ? -res : 254);
+        }
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert(WIFEXITED(status));
+        ck_assert_int_eq(WEXITSTATUS(status), EACCES);
+        ck_assert_str_eq(c = tu_read(root, "proc/sys/net/core/busy_read"), "50\n");
+}
+END_TEST
+
+static Suite *knob_suite(void) {
+        Suite *s = suite_create("knob");
+        TCase *tc;
+
+        tc = tcase_create("catalog");
+        tcase_add_test(tc, test_knob_catalog_is_sane);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("references");
+        tcase_add_test(tc, test_knob_ref_parse_accepts_global_and_device);
+        tcase_add_test(tc, test_knob_ref_parse_refuses_bad_references);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("user values");
+        tcase_add_test(tc, test_knob_parse_value_times_take_units);
+        tcase_add_test(tc, test_knob_parse_value_counts_and_bools);
+        tcase_add_test(tc, test_knob_parse_value_cpu_lists);
+        tcase_add_test(tc, test_knob_expected_describes_input);
+        tcase_add_test(tc, test_knob_format_value_uses_base_unit);
+        tcase_add_test(tc, test_knob_value_equal_compares_by_type);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("kernel text");
+        tcase_add_test(tc, test_knob_parse_kernel_accepts_kernel_output);
+        tcase_add_test(tc, test_knob_parse_kernel_refuses_odd_content);
+        tcase_add_test(tc, test_knob_format_kernel_writes_kernel_syntax);
+        tcase_add_test(tc, test_knob_refusal_hint_names_kernel_limits);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("discovery and reading");
+        tcase_add_checked_fixture(tc, sysroot_setup, sysroot_teardown);
+        tcase_add_test(tc, test_knob_supported_detects_files_and_devices);
+        tcase_add_test(tc, test_knob_paths_orders_queues_numerically);
+        tcase_add_test(tc, test_knob_read_returns_values);
+        tcase_add_test(tc, test_knob_read_unions_queues_and_flags_differences);
+        tcase_add_test(tc, test_knob_read_refuses_odd_files);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("writing");
+        tcase_add_checked_fixture(tc, sysroot_setup, sysroot_teardown);
+        tcase_add_test(tc, test_knob_write_records_original_once);
+        tcase_add_test(tc, test_knob_write_sets_every_queue);
+        tcase_add_test(tc, test_knob_write_without_journal_records_nothing);
+        tcase_add_test(tc, test_knob_write_unsupported_creates_nothing);
+        tcase_add_test(tc, test_knob_write_reports_value_kernel_changed);
+        tcase_add_test(tc, test_knob_write_refused_by_kernel);
+        tcase_add_test(tc, test_knob_write_refused_without_permission);
+        suite_add_tcase(s, tc);
+
+        return s;
+}
+
+TU_MAIN(knob_suite)
