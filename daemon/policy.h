@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * policy.h: netpolld.conf and profiles. Files are parsed with libinih into
+ * fresh structures that the caller swaps in only when everything validated,
+ * so a bad file (or a bad reload) changes nothing. Every problem found is
+ * reported as "FILE:LINE: [SECTION] KEY: what is wrong, what is expected";
+ * unknown sections and keys are errors.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpuset.h"
+#include "knob.h"
+
+#define NETPOLLD_CONF_FILE "/etc/netpolld/netpolld.conf"
+#define DEFAULT_STATE_DIR "/run/netpolld"
+#define DEFAULT_PROFILE "balanced"
+#define DEFAULT_INTERVAL_USEC UINT64_C(100000)
+#define MAX_INCLUDE_DEPTH 16
+
+typedef enum Rollback {
+        ROLLBACK_AUTO,        /* restore everything on stop */
+        ROLLBACK_NOT_ON_EXIT, /* leave values on a clean stop (crash recovery still restores) */
+} Rollback;
+
+typedef struct DaemonConfig {
+        char *path;           /* file read; NULL when built from defaults */
+        char *profile;        /* profile name or path */
+        uint64_t interval_us; /* sampling interval */
+        Rollback rollback;
+        bool dry_run;
+        char *state_dir;
+} DaemonConfig;
+
+/*
+ * Loads path (NULL: NETPOLLD_CONF_FILE, where a missing file means defaults).
+ * On -EINVAL *ret_errors lists every problem (strv, caller frees).
+ */
+int config_load(DaemonConfig **ret, const char *path, char ***ret_errors);
+DaemonConfig *config_free(DaemonConfig *c);
+static inline void config_freep(DaemonConfig **c) {
+        if (*c)
+                config_free(*c);
+}
+
+/* Where a value came from, for `--check-config` and `netpollctl profile show`. */
+typedef struct Origin {
+        char *file;
+        unsigned line;
+} Origin;
+
+typedef struct ProfileKnob {
+        KnobRef ref;
+        KnobValue value;
+        Origin origin;
+} ProfileKnob;
+
+typedef struct AdaptiveConfig {
+        bool enabled;
+        /* busy-poll yield */
+        uint64_t runqueue_threshold_milli; /* average runnable tasks waiting, x1000 */
+        unsigned hold;                     /* consecutive samples before acting */
+        uint64_t min_dwell_us;             /* minimum time between two moves of one knob */
+        uint64_t busy_poll_floor_us;       /* busy-read/busy-poll under load */
+        /* softirq / NAPI budget */
+        uint64_t squeeze_threshold;        /* time_squeeze events per second */
+        unsigned budget_step_percent;      /* raise by this much of the profile value per step */
+        uint64_t netdev_budget_max;        /* packets */
+        uint64_t netdev_budget_time_max_us;
+        uint64_t softirq_budget_max_us;
+        uint64_t quiet_period_us;          /* decay back after this long without squeezes */
+} AdaptiveConfig;
+
+typedef enum IrqStrategy {
+        IRQ_STRATEGY_SPREAD, /* one queue per CPU, device-local NUMA node first, cores before SMT siblings */
+        IRQ_STRATEGY_PACK,   /* as few CPUs as possible */
+        IRQ_STRATEGY_CPUS,   /* exactly the CPUs in cpus=, round robin */
+} IrqStrategy;
+
+typedef enum IrqMaskMode {
+        IRQ_MASK_AUTO,     /* derived from the IRQ plan */
+        IRQ_MASK_OFF,      /* empty mask */
+        IRQ_MASK_EXPLICIT, /* the CpuSet given */
+        IRQ_MASK_KEEP,     /* not touched */
+} IrqMaskMode;
+
+typedef struct IrqConfig {
+        char **devices;      /* interface names or fnmatch patterns; NULL: steering off */
+        IrqStrategy strategy;
+        bool cpus_set;
+        CpuSet cpus;         /* strategy=cpus: the CPUs; others: restrict to these */
+        CpuSet exclude_cpus;
+        IrqMaskMode rps, xps;
+        CpuSet rps_cpus, xps_cpus;
+} IrqConfig;
+
+/* Every key of a resolved profile with its final value and origin, in file order. */
+typedef struct ProfileSetting {
+        char *section;
+        char *key;
+        char *value;
+        Origin origin;
+} ProfileSetting;
+
+typedef struct Profile {
+        char *name;          /* "latency" */
+        char *path;          /* file it was loaded from */
+        char *description;
+        char **chain;        /* files from this profile up its include chain (strv) */
+        ProfileKnob *knobs;  /* [knobs] after includes, child wins */
+        size_t n_knobs;
+        AdaptiveConfig adaptive;
+        IrqConfig irq;
+        ProfileSetting *settings; /* [adaptive] and [irq] keys as resolved, for display */
+        size_t n_settings;
+} Profile;
+
+/* Built-in search path used after any directories given on the command line. */
+extern const char *const profile_default_dirs[];
+
+/* A profile name: [A-Za-z0-9_.-], at most 64 characters, not starting with '.'. */
+bool profile_name_valid(const char *name);
+
+/*
+ * Finds NAME.conf in dirs (strv, may be NULL) then profile_default_dirs; a
+ * name_or_path containing '/' is the file itself. -ENOENT when not found.
+ */
+int profile_find(const char *name_or_path, char *const *dirs, char **ret_path);
+
+/*
+ * Loads a profile by name or path, following include= chains (cycles and
+ * chains deeper than MAX_INCLUDE_DEPTH are errors). On -EINVAL or -ENOENT
+ * *ret_errors lists every problem (strv, caller frees).
+ */
+int profile_load(Profile **ret, const char *name_or_path, char *const *dirs, char ***ret_errors);
+Profile *profile_free(Profile *p);
+static inline void profile_freep(Profile **p) {
+        if (*p)
+                profile_free(*p);
+}
+
+/* The profile's value for a knob instance, or NULL. */
+const ProfileKnob *profile_get_knob(const Profile *p, const KnobRef *ref);
+
+/*
+ * Every profile visible through dirs + profile_default_dirs, first found per
+ * name wins, sorted by name. strv of names, caller frees.
+ */
+int profile_list(char *const *dirs, char ***ret);
+
+/* "auto", "not-on-exit"; NULL for an unknown value. */
+const char *rollback_to_string(Rollback r);
+bool rollback_from_string(const char *s, Rollback *ret);
+
+/* A time in the largest unit that divides it exactly: "100ms", "1s", "50us", "0us". Returns buf. */
+char *policy_format_usec(char *buf, size_t size, uint64_t usec);
