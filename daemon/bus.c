@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * bus.c: method handlers translate between D-Bus and manager calls; they
+ * authorize, call, and map the manager's errno to one error name each
+ * (bus_error_from_manager). Reads need no privilege, changes do.
+ */
+#include "bus.h"
+
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "strv.h"
+
+static int bus_error_from_manager(sd_bus_error *error, int r, const char *message) {
+        const char *name;
+
+        switch (-r) {
+        case MANAGER_E_UNKNOWN_KNOB: name = BUS_ERROR_UNKNOWN_KNOB; break;
+        case MANAGER_E_INVALID_VALUE: name = BUS_ERROR_INVALID_VALUE; break;
+        case MANAGER_E_UNSUPPORTED: name = BUS_ERROR_UNSUPPORTED; break;
+        case MANAGER_E_NO_DEVICE: name = BUS_ERROR_NO_DEVICE; break;
+        case MANAGER_E_KERNEL_REFUSED: name = BUS_ERROR_KERNEL_REFUSED; break;
+        case MANAGER_E_UNKNOWN_PROFILE: name = BUS_ERROR_UNKNOWN_PROFILE; break;
+        case MANAGER_E_INVALID_PROFILE: name = BUS_ERROR_INVALID_PROFILE; break;
+        case ENOMEM: return -ENOMEM;
+        default: name = BUS_ERROR_FAILED; break;
+        }
+        if (message)
+                return sd_bus_error_set(error, name, message);
+        return sd_bus_error_setf(error, name, "%s", strerror(-r));
+}
+
+/*
+ * Changes need uid 0 or CAP_NET_ADMIN. Only credentials the bus itself vouches
+ * for count: anything sd-bus had to read from /proc afterwards ("augmented")
+ * could belong to a different process by then.
+ */
+static int check_privileged(sd_bus_message *message, sd_bus_error *error) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        uint64_t augmented;
+        uid_t uid;
+        int r;
+
+        r = sd_bus_query_sender_creds(message, SD_BUS_CREDS_EUID | SD_BUS_CREDS_EFFECTIVE_CAPS, &creds);
+        if (r < 0)
+                return r;
+        augmented = sd_bus_creds_get_augmented_mask(creds);
+
+        if (!(augmented & SD_BUS_CREDS_EUID) && sd_bus_creds_get_euid(creds, &uid) >= 0 && uid == 0)
+                return 0;
+        if (!(augmented & SD_BUS_CREDS_EFFECTIVE_CAPS) && sd_bus_creds_has_effective_cap(creds, CAP_NET_ADMIN) > 0)
+                return 0;
+        return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                "Changing netpolld's knobs and profile needs root or CAP_NET_ADMIN.");
+}
+
+static void emit_knob_changed(Manager *m, const char *name, const char *old, const char *new, const char *reason,
+                              void *userdata) {
+        sd_bus *bus = userdata;
+        int r = sd_bus_emit_signal(bus, BUS_PATH, BUS_INTERFACE, "KnobChanged", "ssss", name, old, new, reason);
+        if (r < 0)
+                log_warning_errno(r, "could not emit KnobChanged for %s: %m, ignoring", name);
+}
+
+void bus_emit_state_changed(sd_bus *bus) {
+        int r = sd_bus_emit_properties_changed(bus, BUS_PATH, BUS_INTERFACE, "ActiveProfile", "ActiveProfilePath",
+                                               "Mode", "DryRun", "Interval", NULL);
+        if (r < 0)
+                log_warning_errno(r, "could not emit PropertiesChanged: %m, ignoring");
+}
+
+static void notify_status(Manager *m) {
+        sd_notifyf(false, "STATUS=Profile %s, %s mode%s", m->profile ? m->profile->name : "(none)", manager_mode(m),
+                   manager_dry_run(m) ? ", dry run" : "");
+}
+
+int bus_reload(sd_bus *bus, Manager *m, char **ret_message) {
+        int r;
+
+        sd_notify(false, "RELOADING=1\nSTATUS=Reloading configuration");
+        r = manager_reload(m, ret_message);
+        if (r < 0)
+                log_error("reload refused, the running configuration stays in force:\n%s",
+                          strempty(*ret_message));
+        else {
+                log_info("reloaded: profile %s", m->profile->name);
+                if (bus)
+                        bus_emit_state_changed(bus);
+        }
+        sd_notify(false, "READY=1");
+        notify_status(m);
+        return r;
+}
+
+static int method_list_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Manager *m = userdata;
+        int r;
+
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(ssssbss)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < m->n_knobs; i++) {
+                const KnobState *k = &m->knobs[i];
+                const KnobDesc *d = k->ref.desc;
+                _cleanup_(freep) char *value = NULL;
+                char name[64];
+                KnobValue v;
+                int s = knob_supported(&k->ref, m->sysroot);
+
+                if (s > 0 && knob_read(&k->ref, m->sysroot, &v) >= 0)
+                        value = knob_format_value(d, &v);
+                r = sd_bus_message_append(reply, "(ssssbss)", knob_ref_format(&k->ref, name, sizeof(name)),
+                                          strempty(value), d->unit, knob_origin_to_string(k->origin), s > 0,
+                                          s > 0 ? "" : strempty(d->patch), d->summary);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_get_knob(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(freep) char *value = NULL, *msg = NULL;
+        Manager *m = userdata;
+        KnobOrigin origin;
+        const char *name;
+        int r;
+
+        r = sd_bus_message_read(message, "s", &name);
+        if (r < 0)
+                return r;
+        manager_check_external(m);
+        r = manager_get_knob(m, name, &value, &origin, &msg);
+        if (r < 0)
+                return bus_error_from_manager(error, r, msg);
+        return sd_bus_reply_method_return(message, "ss", value, knob_origin_to_string(origin));
+}
+
+static int reply_pairs(sd_bus_message *message, char **names, char **values) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(ss)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; names[i] && values[i]; i++) {
+                r = sd_bus_message_append(reply, "(ss)", names[i], values[i]);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_set_knob(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(strv_freep) char **values = NULL;
+        _cleanup_(freep) char *msg = NULL;
+        Manager *m = userdata;
+        const char *name, *value;
+        int r;
+
+        r = check_privileged(message, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(message, "ss", &name, &value);
+        if (r < 0)
+                return r;
+        manager_check_external(m);
+        char *pairs[] = { (char *)name, (char *)value, NULL };
+        r = manager_set_knobs(m, pairs, &values, &msg);
+        if (r < 0)
+                return bus_error_from_manager(error, r, msg);
+        return sd_bus_reply_method_return(message, "s", values[0]);
+}
+
+static int method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(strv_freep) char **pairs = NULL, **names = NULL, **values = NULL;
+        _cleanup_(freep) char *msg = NULL;
+        Manager *m = userdata;
+        const char *name, *value;
+        int r;
+
+        r = check_privileged(message, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(message, 'a', "(ss)");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(message, "(ss)", &name, &value)) > 0)
+                if (strv_extend(&pairs, name) < 0 || strv_extend(&pairs, value) < 0 || strv_extend(&names, name) < 0)
+                        return -ENOMEM;
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(message);
+        if (r < 0)
+                return r;
+        manager_check_external(m);
+        r = manager_set_knobs(m, pairs, &values, &msg);
+        if (r < 0)
+                return bus_error_from_manager(error, r, msg);
+        return reply_pairs(message, names, values);
+}
+
+static int method_reset_knob(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(freep) char *value = NULL, *msg = NULL;
+        Manager *m = userdata;
+        const char *name;
+        int r;
+
+        r = check_privileged(message, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(message, "s", &name);
+        if (r < 0)
+                return r;
+        manager_check_external(m);
+        r = manager_reset_knob(m, name, &value, &msg);
+        if (r < 0)
+                return bus_error_from_manager(error, r, msg);
+        return sd_bus_reply_method_return(message, "s", value);
+}
+
+static int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(strv_freep) char **names = NULL;
+        Manager *m = userdata;
+        int r;
+
+        r = profile_list(m->profile_dirs, &names);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(sss)");
+        if (r < 0)
+                return r;
+        for (char **n = names; *n; n++) {
+                _cleanup_(profile_freep) Profile *p = NULL;
+                _cleanup_(strv_freep) char **errors = NULL;
+                _cleanup_(freep) char *path = NULL;
+
+                if (profile_find(*n, m->profile_dirs, &path) < 0)
+                        continue;
+                /* A broken profile is still listed, so a person can find and fix it. */
+                r = profile_load(&p, path, NULL, &errors);
+                r = sd_bus_message_append(reply, "(sss)", *n, path,
+                                          r >= 0 ? strempty(p->description) : "(invalid: see netpolld --check-config)");
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_show_profile(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(strv_freep) char **errors = NULL;
+        Manager *m = userdata;
+        const char *name;
+        int r;
+
+        r = sd_bus_message_read(message, "s", &name);
+        if (r < 0)
+                return r;
+        r = profile_load(&p, name, m->profile_dirs, &errors);
+        if (r < 0) {
+                _cleanup_(freep) char *msg = NULL;
+                size_t size = 0;
+                FILE *f = open_memstream(&msg, &size);
+                if (!f)
+                        return -ENOMEM;
+                for (char **e = errors; e && *e; e++)
+                        fprintf(f, "%s%s", e == errors ? "" : "\n", *e);
+                fclose(f);
+                return bus_error_from_manager(error, r == -ENOENT ? -MANAGER_E_UNKNOWN_PROFILE
+                                                                  : -MANAGER_E_INVALID_PROFILE, msg);
+        }
+
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "ss", p->path, strempty(p->description));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_strv(reply, p->chain);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(ssss)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < p->n_knobs; i++) {
+                const ProfileKnob *pk = &p->knobs[i];
+                _cleanup_(freep) char *value = knob_format_value(pk->ref.desc, &pk->value), *origin = NULL;
+                char key[64];
+                if (!value || asprintf(&origin, "%s:%u", pk->origin.file, pk->origin.line) < 0)
+                        return -ENOMEM;
+                r = sd_bus_message_append(reply, "(ssss)", "knobs", knob_ref_format(&pk->ref, key, sizeof(key)),
+                                          value, origin);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < p->n_settings; i++) {
+                const ProfileSetting *s = &p->settings[i];
+                _cleanup_(freep) char *origin = NULL;
+                if (asprintf(&origin, "%s:%u", s->origin.file, s->origin.line) < 0)
+                        return -ENOMEM;
+                r = sd_bus_message_append(reply, "(ssss)", s->section, s->key, s->value, origin);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_set_profile(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(freep) char *msg = NULL;
+        Manager *m = userdata;
+        const char *name;
+        int r;
+
+        r = check_privileged(message, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(message, "s", &name);
+        if (r < 0)
+                return r;
+        manager_check_external(m);
+        r = manager_switch_profile(m, name, &msg);
+        if (r < 0)
+                return bus_error_from_manager(error, r, msg);
+        log_info("switched to profile %s (%s)", m->profile->name, m->profile->path);
+        bus_emit_state_changed(sd_bus_message_get_bus(message));
+        notify_status(m);
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+static int method_reload(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(freep) char *msg = NULL;
+        Manager *m = userdata;
+        int r;
+
+        r = check_privileged(message, error);
+        if (r < 0)
+                return r;
+        r = bus_reload(sd_bus_message_get_bus(message), m, &msg);
+        if (r < 0)
+                return bus_error_from_manager(error, r, msg);
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+static int property_get_string(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *s = "";
+
+        if (streq(property, "Version"))
+                s = PACKAGE_VERSION;
+        else if (streq(property, "ActiveProfile"))
+                s = m->profile ? m->profile->name : "";
+        else if (streq(property, "ActiveProfilePath"))
+                s = m->profile ? m->profile->path : "";
+        else if (streq(property, "Mode"))
+                s = manager_mode(m);
+        else if (streq(property, "StateDir"))
+                s = manager_state_dir(m);
+        else if (streq(property, "Sysroot"))
+                s = m->sysroot;
+        return sd_bus_message_append(reply, "s", s);
+}
+
+static int property_get_dry_run(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        return sd_bus_message_append(reply, "b", manager_dry_run(userdata));
+}
+
+static int property_get_interval(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        return sd_bus_message_append(reply, "t", m->config ? m->config->interval_us : DEFAULT_INTERVAL_USEC);
+}
+
+#define PRIVILEGED SD_BUS_VTABLE_CAPABILITY(CAP_NET_ADMIN)
+
+static const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Version", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("ActiveProfile", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("ActiveProfilePath", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Mode", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("DryRun", "b", property_get_dry_run, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Interval", "t", property_get_interval, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("StateDir", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Sysroot", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+
+        SD_BUS_METHOD_WITH_ARGS("ListKnobs", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssssbss)", knobs),
+                                method_list_knobs, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetKnob", SD_BUS_ARGS("s", name), SD_BUS_RESULT("s", value, "s", origin),
+                                method_get_knob, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetKnob", SD_BUS_ARGS("s", name, "s", value), SD_BUS_RESULT("s", value),
+                                method_set_knob, PRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetKnobs", SD_BUS_ARGS("a(ss)", pairs), SD_BUS_RESULT("a(ss)", set),
+                                method_set_knobs, PRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ResetKnob", SD_BUS_ARGS("s", name), SD_BUS_RESULT("s", value),
+                                method_reset_knob, PRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListProfiles", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sss)", profiles),
+                                method_list_profiles, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ShowProfile", SD_BUS_ARGS("s", name),
+                                SD_BUS_RESULT("s", path, "s", description, "as", include_chain, "a(ssss)", settings),
+                                method_show_profile, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetProfile", SD_BUS_ARGS("s", name), SD_BUS_NO_RESULT, method_set_profile,
+                                PRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, PRIVILEGED),
+
+        SD_BUS_SIGNAL_WITH_ARGS("KnobChanged", SD_BUS_ARGS("s", name, "s", old, "s", new, "s", reason), 0),
+        SD_BUS_VTABLE_END,
+};
+
+int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        if (address) {
+                r = sd_bus_new(&bus);
+                if (r < 0)
+                        return r;
+                r = sd_bus_set_address(bus, address);
+                if (r < 0)
+                        return r;
+                r = sd_bus_set_bus_client(bus, true);
+                if (r < 0)
+                        return r;
+                r = sd_bus_start(bus);
+        } else
+                r = sd_bus_open_system(&bus);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_add_object_vtable(bus, NULL, BUS_PATH, BUS_INTERFACE, manager_vtable, m);
+        if (r < 0)
+                return r;
+        r = sd_bus_request_name(bus, BUS_NAME, 0);
+        if (r < 0)
+                return r;
+        r = sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return r;
+
+        m->on_change = emit_knob_changed;
+        m->userdata = bus;
+        *ret = TAKE_PTR(bus);
+        return 0;
+}

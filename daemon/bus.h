@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * bus.h: the org.netpolld1.Manager D-Bus object (docs/dbus.md): vtable,
+ * authorization of changes, error names, KnobChanged and property signals.
+ */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include "manager.h"
+
+#define BUS_NAME "org.netpolld1"
+#define BUS_PATH "/org/netpolld1"
+#define BUS_INTERFACE "org.netpolld1.Manager"
+
+#define BUS_ERROR_UNKNOWN_KNOB "org.netpolld1.Error.UnknownKnob"
+#define BUS_ERROR_INVALID_VALUE "org.netpolld1.Error.InvalidValue"
+#define BUS_ERROR_UNSUPPORTED "org.netpolld1.Error.Unsupported"
+#define BUS_ERROR_NO_DEVICE "org.netpolld1.Error.NoSuchDevice"
+#define BUS_ERROR_KERNEL_REFUSED "org.netpolld1.Error.KernelRefused"
+#define BUS_ERROR_UNKNOWN_PROFILE "org.netpolld1.Error.UnknownProfile"
+#define BUS_ERROR_INVALID_PROFILE "org.netpolld1.Error.InvalidProfile"
+#define BUS_ERROR_FAILED "org.netpolld1.Error.Failed"
+
+/*
+ * Connects (address NULL: the system bus), registers the object and takes the
+ * name, attached to the event loop. The manager's change callback is wired to
+ * emit KnobChanged.
+ */
+int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address);
+
+/* PropertiesChanged for the properties a reload or profile switch can change. */
+void bus_emit_state_changed(sd_bus *bus);
+
+/* Re-reads configuration with the sd_notify protocol around it (SIGHUP and Reload()). */
+int bus_reload(sd_bus *bus, Manager *m, char **ret_message);

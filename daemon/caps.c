@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * caps.c: after start-up netpolld stays uid 0 (the files it writes are owned
+ * by root with mode 0644, so no CAP_DAC_OVERRIDE is needed) and keeps a single
+ * capability:
+ *
+ *   CAP_NET_ADMIN: the kernel checks it for writes to /sys/class/net/DEV/
+ *   attributes (threaded, napi_defer_hard_irqs, gro_flush_timeout,
+ *   queues/rx-N/rps_cpus and tx-N/xps_cpus) and for changes made over rtnetlink.
+ *
+ * Everything else goes, including from the bounding set, so not even an
+ * exec'd helper could get it back. /proc/sys writes need no capability as
+ * root in the initial namespaces.
+ */
+#include "caps.h"
+
+#include <errno.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "macro.h"
+
+static const cap_value_t keep[] = { CAP_NET_ADMIN };
+
+static bool kept(cap_value_t c) {
+        for (size_t i = 0; i < ELEMENTSOF(keep); i++)
+                if (keep[i] == c)
+                        return true;
+        return false;
+}
+
+static void cap_freep(cap_t *c) {
+        if (*c)
+                cap_free(*c);
+}
+
+int caps_drop_to_minimum(void) {
+        _cleanup_(cap_freep) cap_t cur = NULL, want = NULL, none = NULL;
+        cap_flag_value_t setpcap = CAP_CLEAR;
+        int last = (int)cap_max_bits() - 1;
+
+        cur = cap_get_proc();
+        none = cap_init();
+        want = cap_init();
+        if (!cur || !none || !want)
+                return negative_errno();
+        if (cap_compare(cur, none) == 0)
+                return 1; /* an unprivileged run: nothing to drop */
+        if (cap_set_flag(want, CAP_EFFECTIVE, ELEMENTSOF(keep), keep, CAP_SET) < 0 ||
+            cap_set_flag(want, CAP_PERMITTED, ELEMENTSOF(keep), keep, CAP_SET) < 0)
+                return negative_errno();
+        if (cap_get_flag(cur, CAP_SETPCAP, CAP_EFFECTIVE, &setpcap) < 0)
+                return negative_errno();
+
+        /*
+         * The bounding set first: dropping from it needs CAP_SETPCAP, which goes
+         * next. Under systemd, CapabilityBoundingSet= has done all of this
+         * already, and the unit's system call filter does not even allow
+         * capset(): nothing is left to do then.
+         */
+        for (cap_value_t c = 0; setpcap == CAP_SET && c <= last; c++)
+                if (!kept(c) && CAP_IS_SUPPORTED(c) && cap_get_bound(c) > 0 && cap_drop_bound(c) < 0)
+                        return negative_errno();
+        if (cap_compare(cur, want) != 0 && cap_set_proc(want) < 0)
+                return negative_errno();
+        /* No ambient capabilities survive either. */
+        if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+                return negative_errno();
+        return 0;
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * manager.h: the daemon's state and every operation that changes a knob:
+ * applying a profile, manual set and reset, taking note of values changed
+ * behind netpolld's back, and restoring on stop. It owns the restore journal
+ * and the per-knob origin. It does not know about D-Bus: the bus layer calls
+ * in and is called back (on_change) for each change.
+ *
+ * Operations that fail return a negative errno with a specific meaning (see
+ * MANAGER_E_*) and a message a person can act on in *ret_message.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "journal.h"
+#include "knob.h"
+#include "policy.h"
+
+/* errno values with a fixed meaning for manager operations (mapped to D-Bus errors in bus.c). */
+#define MANAGER_E_UNKNOWN_KNOB ENOENT
+#define MANAGER_E_INVALID_VALUE EINVAL
+#define MANAGER_E_UNSUPPORTED EOPNOTSUPP
+#define MANAGER_E_NO_DEVICE ENODEV
+#define MANAGER_E_KERNEL_REFUSED EREMOTEIO
+#define MANAGER_E_UNKNOWN_PROFILE ESRCH
+#define MANAGER_E_INVALID_PROFILE EBADMSG
+
+typedef enum KnobOrigin {
+        ORIGIN_DEFAULT,  /* netpolld has not changed it */
+        ORIGIN_PROFILE,
+        ORIGIN_MANUAL,
+        ORIGIN_ADAPTIVE,
+        ORIGIN_EXTERNAL, /* changed behind netpolld's back; left alone until reset */
+        _ORIGIN_MAX,
+} KnobOrigin;
+
+const char *knob_origin_to_string(KnobOrigin o);
+
+typedef struct KnobState {
+        KnobRef ref;
+        KnobOrigin origin;
+        bool owned;      /* netpolld wrote `last` and expects to find it there */
+        KnobValue last;
+} KnobState;
+
+typedef struct Manager Manager;
+
+/* Called for every change of a knob's value (old/new formatted with units). */
+typedef void (*manager_change_fn)(Manager *m, const char *name, const char *old, const char *new,
+                                  const char *reason, void *userdata);
+
+typedef struct ManagerOptions {
+        const char *config_path;      /* NULL: the default file */
+        const char *profile;          /* overrides the config's profile when set */
+        char *const *profile_dirs;    /* searched before the default directories */
+        const char *sysroot;
+        const char *state_dir;        /* overrides the config's state-dir when set */
+        bool dry_run;                 /* forces dry-run on */
+} ManagerOptions;
+
+struct Manager {
+        char *sysroot;
+        char **profile_dirs;
+        char *config_path;
+        char *profile_override;
+        char *state_dir_override;
+        bool dry_run_override;
+        char *profile_request;        /* chosen at run time with SetProfile */
+
+        DaemonConfig *config;
+        Profile *profile;
+        Journal *journal;
+
+        KnobState *knobs;
+        size_t n_knobs;
+
+        manager_change_fn on_change;
+        void *userdata;
+};
+
+int manager_new(Manager **ret, const ManagerOptions *o);
+Manager *manager_free(Manager *m);
+static inline void manager_freep(Manager **m) {
+        if (*m)
+                manager_free(*m);
+}
+
+/*
+ * Loads netpolld.conf and the profile it selects (or profile_override when
+ * not NULL) into fresh objects without touching the running state. On
+ * failure *ret_errors lists every problem (strv).
+ */
+int manager_load_policy(Manager *m, const char *profile_override, DaemonConfig **ret_config,
+                        Profile **ret_profile, char ***ret_errors);
+
+bool manager_dry_run(const Manager *m);
+const char *manager_state_dir(const Manager *m);
+
+/*
+ * Start-up after the policy loaded: opens the restore journal (a corrupt one is
+ * refused: -EBADMSG with the reason), replays what a previous run left
+ * (crash recovery), then applies the profile.
+ */
+int manager_start(Manager *m, DaemonConfig *config, Profile *profile, char **ret_message);
+
+/*
+ * Swaps in a new configuration and profile (takes ownership) and applies the
+ * profile. switching: a new profile was chosen (manual values are dropped);
+ * otherwise a reload (manual and external values are kept).
+ */
+int manager_apply(Manager *m, DaemonConfig *config, Profile *profile, bool switching);
+
+/* The state for a knob instance, created (origin default) when missing. NULL on ENOMEM. */
+KnobState *manager_knob_state(Manager *m, const KnobRef *ref);
+
+/* Manual changes. pairs: name, value, name, value, ..., NULL. *ret_values: the values the kernel holds (strv). */
+int manager_set_knobs(Manager *m, char *const *pairs, char ***ret_values, char **ret_message);
+/* Hands a knob back to the profile (or its original value); *ret_value the value afterwards. */
+int manager_reset_knob(Manager *m, const char *name, char **ret_value, char **ret_message);
+
+/* Formatted current value and origin of a knob instance given by name. */
+int manager_get_knob(Manager *m, const char *name, char **ret_value, KnobOrigin *ret_origin, char **ret_message);
+
+/* Notices values changed behind netpolld's back: origin external, journal entry dropped, change reported. */
+void manager_check_external(Manager *m);
+
+/*
+ * Re-reads netpolld.conf and the active profile and applies them; an invalid
+ * file changes nothing (-EBADMSG, the errors in *ret_message, one per line).
+ */
+int manager_reload(Manager *m, char **ret_message);
+/* Loads, validates and applies another profile; -ESRCH when there is no such profile. */
+int manager_switch_profile(Manager *m, const char *name, char **ret_message);
+/* The profile name asked for at run time or on the command line, NULL for the config's. */
+const char *manager_profile_request(const Manager *m);
+/* "adaptive", "static" or "paused". */
+const char *manager_mode(const Manager *m);
+
+/* On stop: restores every recorded original (rollback auto) or forgets them (not-on-exit). */
+int manager_stop(Manager *m);

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * netpolld.c: main() and wiring only: options, the order of start-up, the
+ * event loop with its signal and timer sources, and sd_notify. What each
+ * step does lives in its module (policy, manager, bus, caps).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "bus.h"
+#include "caps.h"
+#include "check-config.h"
+#include "log.h"
+#include "manager.h"
+#include "strv.h"
+
+/* How often values are compared with what netpolld last wrote, to notice outside changes. */
+#define OWNERSHIP_CHECK_USEC (2 * UINT64_C(1000000))
+
+static const char *arg_config = NULL;
+static const char *arg_profile = NULL;
+static char **arg_profile_dirs = NULL;
+static const char *arg_sysroot = NULL;
+static const char *arg_state_dir = NULL;
+static const char *arg_bus_address = NULL;
+static bool arg_dry_run = false;
+static bool arg_check_config = false;
+
+static void help(void) {
+        printf("Usage: netpolld [OPTIONS...]\n\n"
+               "Tunes the kernel's network polling knobs according to a profile.\n\n"
+               "  -c --config FILE       Read FILE instead of " NETPOLLD_CONF_FILE "\n"
+               "  -p --profile NAME|PATH Use this profile instead of the configured one\n"
+               "  -P --profile-dir DIR   Look for profiles in DIR first (repeatable)\n"
+               "     --sysroot DIR       Read and write /proc and /sys below DIR\n"
+               "                         (default: $NETPOLLD_SYSROOT or /)\n"
+               "     --state-dir DIR     Keep the restore journal in DIR\n"
+               "     --bus-address ADDR  Use this D-Bus address instead of the system bus\n"
+               "                         (default: $NETPOLLD_BUS_ADDRESS)\n"
+               "     --dry-run           Log every write and make none\n"
+               "     --check-config      Validate the configuration and profile, print the\n"
+               "                         resolved profile, and exit\n"
+               "  -h --help              Show this help\n"
+               "     --version           Show the version\n\n"
+               "See netpolld(8) and netpolld.conf(5).\n");
+}
+
+static int parse_argv(int argc, char *argv[]) {
+        enum {
+                ARG_SYSROOT = 0x100,
+                ARG_STATE_DIR,
+                ARG_BUS_ADDRESS,
+                ARG_DRY_RUN,
+                ARG_CHECK_CONFIG,
+                ARG_VERSION,
+        };
+        static const struct option options[] = {
+                { "config", required_argument, NULL, 'c' },
+                { "profile", required_argument, NULL, 'p' },
+                { "profile-dir", required_argument, NULL, 'P' },
+                { "sysroot", required_argument, NULL, ARG_SYSROOT },
+                { "state-dir", required_argument, NULL, ARG_STATE_DIR },
+                { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
+                { "dry-run", no_argument, NULL, ARG_DRY_RUN },
+                { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                {}
+        };
+        int c;
+
+        opterr = 0; /* our own messages, without argv[0]'s path */
+        while ((c = getopt_long(argc, argv, ":c:p:P:h", options, NULL)) >= 0)
+                switch (c) {
+                case 'c': arg_config = optarg; break;
+                case 'p': arg_profile = optarg; break;
+                case 'P':
+                        if (strv_extend(&arg_profile_dirs, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_SYSROOT: arg_sysroot = optarg; break;
+                case ARG_STATE_DIR:
+                        if (optarg[0] != '/')
+                                return log_error_errno(-EINVAL, "--state-dir needs an absolute path, got '%s'", optarg);
+                        arg_state_dir = optarg;
+                        break;
+                case ARG_BUS_ADDRESS: arg_bus_address = optarg; break;
+                case ARG_DRY_RUN: arg_dry_run = true; break;
+                case ARG_CHECK_CONFIG: arg_check_config = true; break;
+                case 'h': help(); return 0;
+                case ARG_VERSION: printf("netpolld %s\n", PACKAGE_VERSION); return 0;
+                case ':':
+                        fprintf(stderr, "netpolld: option '%s' needs an argument\nTry 'netpolld --help'.\n",
+                                argv[optind - 1]);
+                        return -EINVAL;
+                default:
+                        fprintf(stderr, "netpolld: unrecognized option '%s'\nTry 'netpolld --help'.\n",
+                                argv[optind - 1]);
+                        return -EINVAL;
+                }
+        if (optind < argc) {
+                fprintf(stderr, "netpolld: unexpected argument '%s'\nTry 'netpolld --help'.\n", argv[optind]);
+                return -EINVAL;
+        }
+        if (!arg_sysroot)
+                arg_sysroot = getenv("NETPOLLD_SYSROOT") ?: "/";
+        if (!arg_bus_address)
+                arg_bus_address = getenv("NETPOLLD_BUS_ADDRESS");
+        return 1;
+}
+
+typedef struct Context {
+        Manager *manager;
+        sd_bus *bus;
+} Context;
+
+static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Context *ctx = userdata;
+        int r;
+
+        log_info("received %s, stopping", strsignal((int)si->ssi_signo));
+        sd_notify(false, "STOPPING=1\nSTATUS=Restoring knobs");
+        r = manager_stop(ctx->manager);
+        return sd_event_exit(sd_event_source_get_event(s), r < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
+}
+
+static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Context *ctx = userdata;
+        _cleanup_(freep) char *msg = NULL;
+
+        (void)bus_reload(ctx->bus, ctx->manager, &msg);
+        return 0;
+}
+
+static int on_ownership_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Context *ctx = userdata;
+
+        manager_check_external(ctx->manager);
+        return sd_event_source_set_time_relative(s, OWNERSHIP_CHECK_USEC);
+}
+
+static int run(void) {
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_(config_freep) DaemonConfig *config = NULL;
+        _cleanup_(profile_freep) Profile *profile = NULL;
+        _cleanup_(strv_freep) char **errors = NULL;
+        _cleanup_(freep) char *msg = NULL;
+        Context ctx = {};
+        sigset_t mask;
+        int r;
+
+        ManagerOptions o = {
+                .config_path = arg_config,
+                .profile = arg_profile,
+                .profile_dirs = arg_profile_dirs,
+                .sysroot = arg_sysroot,
+                .state_dir = arg_state_dir,
+                .dry_run = arg_dry_run,
+        };
+        r = manager_new(&m, &o);
+        if (r < 0)
+                return log_error_errno(r, "cannot set up: %m");
+
+        /* Refuse a bad configuration before touching anything. */
+        r = manager_load_policy(m, NULL, &config, &profile, &errors);
+        if (r < 0) {
+                for (char **e = errors; e && *e; e++)
+                        log_error("%s", *e);
+                return log_error_errno(r, "refusing to start with an invalid configuration");
+        }
+
+        r = caps_drop_to_minimum();
+        if (r < 0)
+                return log_error_errno(r, "cannot drop capabilities: %m");
+        if (r > 0)
+                log_debug("not privileged: no capabilities to drop");
+
+        r = sd_event_default(&event);
+        if (r < 0)
+                return log_error_errno(r, "cannot create the event loop: %m");
+        r = sd_event_set_watchdog(event, true);
+        if (r < 0)
+                return log_error_errno(r, "cannot enable the watchdog: %m");
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        ctx.manager = m;
+        if ((r = sd_event_add_signal(event, NULL, SIGTERM, on_terminate, &ctx)) < 0 ||
+            (r = sd_event_add_signal(event, NULL, SIGINT, on_terminate, &ctx)) < 0 ||
+            (r = sd_event_add_signal(event, NULL, SIGHUP, on_reload, &ctx)) < 0)
+                return log_error_errno(r, "cannot watch signals: %m");
+
+        /* The bus name is also the single-instance lock: take it before touching the journal. */
+        r = bus_setup(&bus, event, m, arg_bus_address);
+        if (r == -EEXIST)
+                return log_error_errno(r, "another netpolld already owns %s on this bus", BUS_NAME);
+        if (r < 0)
+                return log_error_errno(r, "cannot connect to %s: %m", arg_bus_address ?: "the system bus");
+        ctx.bus = bus;
+
+        r = manager_start(m, TAKE_PTR(config), TAKE_PTR(profile), &msg);
+        if (r < 0)
+                return log_error_errno(r, "%s", msg ?: strerror(-r));
+
+        r = sd_event_add_time_relative(event, NULL, CLOCK_MONOTONIC, OWNERSHIP_CHECK_USEC, 0, on_ownership_timer,
+                                       &ctx);
+        if (r < 0)
+                return log_error_errno(r, "cannot add a timer: %m");
+
+        log_info("running with profile %s (%s)%s", m->profile->name, m->profile->path,
+                 manager_dry_run(m) ? " in dry-run mode" : "");
+        sd_notifyf(false, "READY=1\nSTATUS=Profile %s, %s mode%s", m->profile->name, manager_mode(m),
+                   manager_dry_run(m) ? ", dry run" : "");
+
+        r = sd_event_loop(event);
+        if (r < 0)
+                return log_error_errno(r, "event loop failed: %m");
+        return r == EXIT_SUCCESS ? 0 : -EIO;
+}
+
+int main(int argc, char *argv[]) {
+        int r;
+
+        log_set_program("netpolld");
+        r = parse_argv(argc, argv);
+        if (r <= 0) {
+                strv_free(arg_profile_dirs);
+                return r < 0 ? 2 : EXIT_SUCCESS;
+        }
+        if (arg_check_config)
+                r = check_config(arg_config, arg_profile, arg_profile_dirs, arg_sysroot, stdout, stderr) == 0
+                            ? 0 : -EINVAL;
+        else
+                r = run();
+        strv_free(arg_profile_dirs);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
