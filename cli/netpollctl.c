@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * netpollctl.c: the command-line client of netpolld: options, the verb
+ * table and per-verb help, the connection to the bus, and the one place that
+ * turns verb results and daemon errors into messages and exit codes
+ * (0 ok, 1 the operation failed, 2 the command as typed cannot work).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netpollctl.h"
+
+bool arg_json = false;
+bool arg_all = false;
+static bool arg_help = false;
+static const char *arg_bus_address = NULL;
+
+#define ARGS_UNLIMITED UINT_MAX
+
+typedef struct Verb {
+        const char *name;
+        unsigned min_args;      /* arguments after the verb */
+        unsigned max_args;
+        CtlStatus (*fn)(int argc, char **argv);
+        const char *usage;      /* the verb and its arguments */
+        const char *description; /* first line: the overview in --help */
+} Verb;
+
+static const Verb verbs[] = {
+        { "status", 0, 0, verb_status, "status",
+          "Show the active profile, mode and knob summary.\n\n"
+          "Also lists the knobs this kernel lacks, with the patch that adds each." },
+        { "list", 0, 0, verb_list, "list",
+          "List every knob with value, origin and kernel support.\n\n"
+          "KERNEL is \"yes\", \"needs PATCH\" for a knob added by a netpolld kernel\n"
+          "patch, or \"no\"." },
+        { "get", 1, ARGS_UNLIMITED, verb_get, "get KNOB...",
+          "Show the value and origin of each KNOB." },
+        { "set", 2, ARGS_UNLIMITED, verb_set, "set KNOB VALUE [KNOB VALUE]...",
+          "Set knobs to manual values.\n\n"
+          "Example: netpollctl set softirq-budget 2ms\n"
+          "Every pair is validated before anything changes; if the kernel refuses one,\n"
+          "the knobs already set by this command are put back. A manual value holds\n"
+          "until \"reset\" or a profile switch. Needs root or CAP_NET_ADMIN." },
+        { "reset", 0, ARGS_UNLIMITED, verb_reset, "reset KNOB...|--all",
+          "Hand knobs back to the profile.\n\n"
+          "A reset knob gets its profile value if the profile sets one, else the value\n"
+          "it had before netpolld changed it; knobs changed behind netpolld's back are\n"
+          "taken back too. --all resets every knob whose origin is manual, adaptive or\n"
+          "external. Needs root or CAP_NET_ADMIN." },
+        { "profile", 0, 2, verb_profile, "profile [list | show NAME | set NAME]",
+          "List, show or switch profiles.\n\n"
+          "\"profile\" alone is \"profile list\" (the active profile is marked '*');\n"
+          "\"show\" prints a profile resolved with its includes; \"set\" switches to it\n"
+          "(needs root or CAP_NET_ADMIN)." },
+        { "monitor", 0, 0, verb_monitor, "monitor",
+          "Follow knob changes as they happen.\n\n"
+          "Prints the knob table, then one line per change, until interrupted or\n"
+          "until netpolld leaves the bus." },
+        { "reload", 0, 0, verb_reload, "reload",
+          "Re-read netpolld.conf and the active profile.\n\n"
+          "Like SIGHUP. An invalid file is refused and the running configuration\n"
+          "stays in force. Needs root or CAP_NET_ADMIN." },
+};
+
+static void vprint_error(const char *fmt, va_list ap, int r) {
+        fputs("netpollctl: ", stderr);
+        vfprintf(stderr, fmt, ap);
+        if (r < 0)
+                fprintf(stderr, ": %s", strerror(-r));
+        fputc('\n', stderr);
+}
+
+CtlStatus ctl_usage_error(const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        vprint_error(fmt, ap, 0);
+        va_end(ap);
+        return CTL_USAGE;
+}
+
+CtlStatus ctl_failed(int r, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        vprint_error(fmt, ap, r < 0 ? r : -EIO);
+        va_end(ap);
+        return CTL_FAILED;
+}
+
+const char *ctl_bus_description(void) {
+        return arg_bus_address ?: "the system bus";
+}
+
+static bool errno_is_disconnect(int r) {
+        switch (-r) {
+        case ECONNABORTED:
+        case ECONNREFUSED:
+        case ECONNRESET:
+        case ENOTCONN:
+        case EPIPE:
+        case ESHUTDOWN:
+                return true;
+        default:
+                return false;
+        }
+}
+
+static void print_cannot_connect(int r) {
+        fprintf(stderr, "netpollctl: cannot connect to netpolld on %s: %s; is netpolld running?\n",
+                ctl_bus_description(), strerror(-r));
+}
+
+/* Daemon (and bus) errors whose exit code or message is not the default "1, their message". */
+static const struct {
+        const char *name;
+        CtlStatus status;
+        const char *message;    /* replaces the daemon's message when set */
+        bool not_running;       /* says netpolld is not on the bus */
+} bus_errors[] = {
+        { "org.netpolld1.Error.UnknownKnob", CTL_REJECTED, NULL, false },
+        { "org.netpolld1.Error.InvalidValue", CTL_REJECTED, NULL, false },
+        { "org.netpolld1.Error.UnknownProfile", CTL_REJECTED, NULL, false },
+        { SD_BUS_ERROR_ACCESS_DENIED, CTL_FAILED,
+          "permission denied: changing knobs needs root or CAP_NET_ADMIN", false },
+        { SD_BUS_ERROR_SERVICE_UNKNOWN, CTL_FAILED, NULL, true },
+        { SD_BUS_ERROR_NAME_HAS_NO_OWNER, CTL_FAILED, NULL, true },
+};
+
+CtlStatus ctl_bus_failed(const sd_bus_error *error, int r) {
+        const char *name = error ? error->name : NULL;
+
+        if (r >= 0)
+                r = -EIO;
+
+        /* sd-bus reports local failures (socket gone, refused) as "System.Error.E*" names. */
+        if ((!name || startswith(name, "System.Error.")) && errno_is_disconnect(r)) {
+                print_cannot_connect(r);
+                return CTL_FAILED;
+        }
+
+        if (name)
+                for (size_t i = 0; i < ELEMENTSOF(bus_errors); i++) {
+                        if (!streq(name, bus_errors[i].name))
+                                continue;
+                        if (bus_errors[i].not_running)
+                                fprintf(stderr, "netpollctl: netpolld is not running on %s\n",
+                                        ctl_bus_description());
+                        else
+                                fprintf(stderr, "netpollctl: %s\n",
+                                        bus_errors[i].message ?: (error->message && error->message[0]
+                                                                  ? error->message : strerror(-r)));
+                        return bus_errors[i].status;
+                }
+
+        fprintf(stderr, "netpollctl: %s\n",
+                error && error->message && error->message[0] ? error->message : strerror(-r));
+        return CTL_FAILED;
+}
+
+int ctl_open_bus(sd_bus **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        if (arg_bus_address) {
+                r = sd_bus_new(&bus);
+                if (r >= 0)
+                        r = sd_bus_set_address(bus, arg_bus_address);
+                if (r >= 0)
+                        r = sd_bus_set_bus_client(bus, 1);
+                if (r >= 0)
+                        r = sd_bus_start(bus);
+        } else
+                r = sd_bus_open_system(&bus);
+        if (r < 0) {
+                print_cannot_connect(r);
+                return r;
+        }
+
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+static const Verb *verb_find(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (streq(verbs[i].name, name))
+                        return &verbs[i];
+        return NULL;
+}
+
+static void verb_help(const Verb *v) {
+        printf("Usage: netpollctl [--json] [--bus-address=ADDR] %s\n\n%s\n", v->usage, v->description);
+}
+
+static void help(void) {
+        int width = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                width = MAX(width, (int) strlen(verbs[i].usage));
+
+        printf("Usage: netpollctl [OPTIONS] COMMAND ...\n\n"
+               "Query and tune netpolld, the network polling daemon.\n\n"
+               "Commands:\n");
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+                const char *d = verbs[i].description;
+
+                printf("  %-*s  %.*s\n", width, verbs[i].usage, (int) strcspn(d, "\n"), d);
+        }
+        printf("\nOptions:\n"
+               "  --json                 Print JSON instead of tables\n"
+               "  --bus-address=ADDR     Talk to netpolld on this D-Bus address\n"
+               "                         (default: $NETPOLLD_BUS_ADDRESS, else the system bus)\n"
+               "  -h --help              Show this help; after a command, that command's help\n"
+               "  --version              Show the version\n\n"
+               "Run \"netpollctl COMMAND --help\" for a command's details; see netpollctl(8).\n");
+}
+
+/* Returns 1 to go on, 0 when done (--version), -EINVAL after printing a usage error. */
+static int parse_argv(int argc, char **argv) {
+        enum {
+                ARG_JSON = 0x100,
+                ARG_BUS_ADDRESS,
+                ARG_VERSION,
+                ARG_ALL,
+        };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "json", no_argument, NULL, ARG_JSON },
+                { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
+                { "all", no_argument, NULL, ARG_ALL },
+                {}
+        };
+        const char *e;
+        int c;
+
+        /* Options may follow the verb ("netpollctl list --json", "reset --all"); "--" ends them. */
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":h", options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        arg_help = true;
+                        break;
+                case ARG_VERSION:
+                        printf("netpollctl %s\n", PACKAGE_VERSION);
+                        return 0;
+                case ARG_JSON:
+                        arg_json = true;
+                        break;
+                case ARG_BUS_ADDRESS:
+                        if (!optarg[0]) {
+                                ctl_usage_error("--bus-address needs a D-Bus address, e.g. unix:path=/run/dbus/system_bus_socket");
+                                return -EINVAL;
+                        }
+                        arg_bus_address = optarg;
+                        break;
+                case ARG_ALL:
+                        arg_all = true;
+                        break;
+                case ':':
+                        ctl_usage_error("option '%s' needs a value", argv[optind - 1]);
+                        return -EINVAL;
+                default:
+                        if (optopt)
+                                ctl_usage_error("unknown option '-%c'; see 'netpollctl --help'", optopt);
+                        else
+                                ctl_usage_error("unknown option '%s'; see 'netpollctl --help'", argv[optind - 1]);
+                        return -EINVAL;
+                }
+
+        e = getenv("NETPOLLD_BUS_ADDRESS");
+        if (!arg_bus_address && e && e[0])
+                arg_bus_address = e;
+
+        return 1;
+}
+
+/* The one place results become exit codes. */
+static int exit_code(CtlStatus s) {
+        switch (s) {
+        case CTL_OK:
+                return 0;
+        case CTL_USAGE:
+        case CTL_REJECTED:
+                return 2;
+        case CTL_FAILED:
+        default:
+                return 1;
+        }
+}
+
+static CtlStatus run(int argc, char **argv) {
+        const Verb *v;
+        unsigned n_args;
+        CtlStatus s;
+        int r;
+
+        r = parse_argv(argc, argv);
+        if (r < 0)
+                return CTL_USAGE;
+        if (r == 0)
+                return CTL_OK;
+
+        if (optind >= argc) {
+                if (arg_help) {
+                        help();
+                        return CTL_OK;
+                }
+                return ctl_usage_error("missing command; see 'netpollctl --help'");
+        }
+
+        v = verb_find(argv[optind]);
+        if (!v)
+                return ctl_usage_error("unknown command '%s'; see 'netpollctl --help'", argv[optind]);
+        if (arg_help) {
+                verb_help(v);
+                return CTL_OK;
+        }
+
+        n_args = (unsigned) (argc - optind - 1);
+        if (arg_all && !streq(v->name, "reset"))
+                s = ctl_usage_error("--all only applies to reset");
+        else if (n_args < v->min_args)
+                s = ctl_usage_error("%s needs %s%u argument%s", v->name,
+                                    v->max_args != v->min_args ? "at least " : "",
+                                    v->min_args, v->min_args == 1 ? "" : "s");
+        else if (n_args > v->max_args)
+                s = v->max_args == 0 ? ctl_usage_error("%s takes no arguments", v->name)
+                                     : ctl_usage_error("%s takes at most %u arguments", v->name, v->max_args);
+        else
+                s = v->fn(argc - optind, argv + optind);
+
+        if (s == CTL_USAGE)
+                fprintf(stderr, "Usage: netpollctl [--json] [--bus-address=ADDR] %s\n", v->usage);
+        return s;
+}
+
+int main(int argc, char **argv) {
+        int code = exit_code(run(argc, argv));
+
+        /* Output that did not reach its reader is a failure, not success. */
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+                fprintf(stderr, "netpollctl: cannot write output: %s\n", strerror(errno ?: EIO));
+                return exit_code(CTL_FAILED);
+        }
+        return code;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * netpollctl.h: what netpollctl's verb files share: the option globals, the
+ * status a verb returns (netpollctl.c alone turns it into an exit code and
+ * the daemon's errors into messages), D-Bus call helpers for the documented
+ * org.netpolld1 API (docs/dbus.md) and JSON output helpers.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <systemd/sd-bus.h>
+
+#include "macro.h"
+
+#define NETPOLLD_BUS_NAME "org.netpolld1"
+#define NETPOLLD_OBJECT_PATH "/org/netpolld1"
+#define NETPOLLD_INTERFACE "org.netpolld1.Manager"
+
+extern bool arg_json;
+extern bool arg_all;
+
+/* What a verb reports. Messages are printed where the failure is understood. */
+typedef enum CtlStatus {
+        CTL_OK,
+        CTL_FAILED,     /* the operation failed: exit 1 */
+        CTL_USAGE,      /* the command line is malformed: exit 2, usage line printed */
+        CTL_REJECTED,   /* the daemon says the command as typed cannot work: exit 2 */
+} CtlStatus;
+
+/* "netpollctl: <message>" on stderr; CTL_USAGE. */
+CtlStatus ctl_usage_error(const char *fmt, ...) _printf_(1, 2);
+/* "netpollctl: <message>: <strerror(r)>" on stderr; CTL_FAILED. */
+CtlStatus ctl_failed(int r, const char *fmt, ...) _printf_(2, 3);
+/* Reports a failed call (r < 0, error as sd-bus filled it) the way the CLI contract says. */
+CtlStatus ctl_bus_failed(const sd_bus_error *error, int r);
+
+/* Connects to netpolld's bus; on failure prints the contract message and returns r < 0. */
+int ctl_open_bus(sd_bus **ret);
+
+/* How to name the bus in messages: the address given, or "the system bus". */
+const char *ctl_bus_description(void);
+
+/* Calls a method of org.netpolld1.Manager; on failure error is set and r < 0. */
+int ctl_call(sd_bus *bus, const char *member, sd_bus_error *error, sd_bus_message **ret_reply,
+             const char *types, ...);
+/* Sets error to say the reply to method could not be understood; returns r (negative). */
+int ctl_bad_reply(sd_bus_error *error, int r, const char *method);
+
+/* Makes the array *p (of size-byte elements, *allocated of them) hold at least need; 0 or -ENOMEM. */
+int ctl_grow(void **p, size_t *allocated, size_t need, size_t size);
+
+/* One entry of ListKnobs; the strings belong to the reply message. */
+typedef struct KnobInfo {
+        const char *name;
+        const char *value;
+        const char *unit;
+        const char *origin;
+        bool supported;
+        const char *patch;
+        const char *summary;
+} KnobInfo;
+
+/* Calls ListKnobs. *ret_knobs (free()) borrows strings from *ret_reply (unref). */
+int ctl_list_knobs(sd_bus *bus, sd_bus_error *error, sd_bus_message **ret_reply,
+                   KnobInfo **ret_knobs, size_t *ret_n);
+
+/* "yes", "needs PATCH" or "no": the KERNEL column of list. */
+const char *ctl_kernel_column(const KnobInfo *k, char *buf, size_t size);
+/* Prints the KNOB VALUE ORIGIN KERNEL table of list (and of monitor's start). */
+int ctl_print_knob_table(const KnobInfo *knobs, size_t n);
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
+
+/* JSON building; each returns 0 or -ENOMEM. A NULL string is stored as null. */
+int json_add_string(json_object *o, const char *key, const char *value);
+int json_add_bool(json_object *o, const char *key, bool value);
+int json_add_int(json_object *o, const char *key, int64_t value);
+/* Adds v under key (o an object) or at the end (o an array, key NULL); always takes v. */
+int json_add(json_object *o, const char *key, json_object *v);
+
+/* Prints o pretty-printed (pretty) or on one line, then a newline. 0 or -ENOMEM/-EIO. */
+int ctl_print_json(json_object *o, bool pretty);
+
+/*
+ * The verbs. argv[0] is the verb; the argument count is already checked.
+ * Each connects (ctl_open_bus) only after checking its own syntax, so that
+ * a malformed command is a usage error even when the bus is unreachable.
+ */
+CtlStatus verb_status(int argc, char **argv);
+CtlStatus verb_list(int argc, char **argv);
+CtlStatus verb_get(int argc, char **argv);
+CtlStatus verb_set(int argc, char **argv);
+CtlStatus verb_reset(int argc, char **argv);
+CtlStatus verb_profile(int argc, char **argv);
+CtlStatus verb_reload(int argc, char **argv);
+CtlStatus verb_monitor(int argc, char **argv);

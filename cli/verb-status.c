@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * verb-status.c: netpollctl status: the daemon's properties (one GetAll
+ * call) and a summary of ListKnobs: how many knobs come from which origin
+ * and which knobs this kernel lacks.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "netpollctl.h"
+
+/* The Manager's properties; strings borrow from the GetAll reply, NULL when the daemon lacks one. */
+typedef struct Properties {
+        const char *version;
+        const char *profile;
+        const char *profile_path;
+        const char *mode;
+        const char *state_dir;
+        const char *sysroot;
+        int dry_run;            /* -1: not reported */
+        uint64_t interval_us;   /* UINT64_MAX: not reported */
+} Properties;
+
+static const struct {
+        const char *name;
+        char type;
+        size_t offset;
+} property_table[] = {
+        { "Version", 's', offsetof(Properties, version) },
+        { "ActiveProfile", 's', offsetof(Properties, profile) },
+        { "ActiveProfilePath", 's', offsetof(Properties, profile_path) },
+        { "Mode", 's', offsetof(Properties, mode) },
+        { "StateDir", 's', offsetof(Properties, state_dir) },
+        { "Sysroot", 's', offsetof(Properties, sysroot) },
+        { "DryRun", 'b', offsetof(Properties, dry_run) },
+        { "Interval", 't', offsetof(Properties, interval_us) },
+};
+
+/* Reads one "{sv}" entry into p when it is a property we know with the documented type. */
+static int read_property(sd_bus_message *m, Properties *p) {
+        const char *key, *contents;
+        int r;
+
+        r = sd_bus_message_read(m, "s", &key);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_peek_type(m, NULL, &contents);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < ELEMENTSOF(property_table); i++) {
+                if (!streq(key, property_table[i].name))
+                        continue;
+                if (contents[0] != property_table[i].type || contents[1])
+                        return -EBADMSG;
+                r = sd_bus_message_enter_container(m, 'v', contents);
+                if (r >= 0)
+                        r = sd_bus_message_read_basic(m, contents[0], (uint8_t *) p + property_table[i].offset);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                return r;
+        }
+        /* A property added by a newer daemon: not ours to show. */
+        return sd_bus_message_skip(m, "v");
+}
+
+static int get_properties(sd_bus *bus, sd_bus_error *error, sd_bus_message **ret_reply, Properties *ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Properties p = { .dry_run = -1, .interval_us = UINT64_MAX };
+        int r;
+
+        r = sd_bus_call_method(bus, NETPOLLD_BUS_NAME, NETPOLLD_OBJECT_PATH,
+                               "org.freedesktop.DBus.Properties", "GetAll", error, &reply,
+                               "s", NETPOLLD_INTERFACE);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+                r = read_property(reply, &p);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return ctl_bad_reply(error, r, "GetAll");
+
+        *ret_reply = TAKE_PTR(reply);
+        *ret = p;
+        return 0;
+}
+
+/* Origins in the order the summary shows them. */
+static const char *const known_origins[] = { "profile", "manual", "adaptive", "external", "default" };
+
+typedef struct OriginCount {
+        const char *origin;
+        unsigned count;
+} OriginCount;
+
+/* Counts supported knobs per origin (unsupported ones are listed apart); *ret has n_known + n slots. */
+static int count_origins(const KnobInfo *knobs, size_t n, OriginCount **ret, size_t *ret_n) {
+        OriginCount *c = calloc(ELEMENTSOF(known_origins) + n, sizeof(OriginCount));
+        size_t m = ELEMENTSOF(known_origins);
+
+        if (!c)
+                return -ENOMEM;
+        for (size_t i = 0; i < m; i++)
+                c[i].origin = known_origins[i];
+
+        for (size_t i = 0; i < n; i++) {
+                size_t j;
+
+                if (!knobs[i].supported)
+                        continue;
+                for (j = 0; j < m; j++)
+                        if (streq(c[j].origin, knobs[i].origin))
+                                break;
+                if (j == m)
+                        c[m++].origin = knobs[i].origin;
+                c[j].count++;
+        }
+        *ret = c;
+        *ret_n = m;
+        return 0;
+}
+
+/* Microseconds as a person reads them: the largest unit that keeps the number whole. */
+static const char *format_interval(char *buf, size_t size, uint64_t us) {
+        if (us != 0 && us % 1000000 == 0)
+                snprintf(buf, size, "%" PRIu64 "s", us / 1000000);
+        else if (us != 0 && us % 1000 == 0)
+                snprintf(buf, size, "%" PRIu64 "ms", us / 1000);
+        else
+                snprintf(buf, size, "%" PRIu64 "us", us);
+        return buf;
+}
+
+static const char *na(const char *s) {
+        return s && s[0] ? s : "n/a";
+}
+
+static void print_human(const Properties *p, const OriginCount *c, size_t n_c, const KnobInfo *knobs, size_t n) {
+        bool first;
+        char buf[64];
+
+        if (p->profile_path && p->profile_path[0])
+                printf("Profile: %s (%s)\n", na(p->profile), p->profile_path);
+        else
+                printf("Profile: %s\n", na(p->profile));
+        printf("Mode: %s\n", na(p->mode));
+        printf("Dry run: %s\n", p->dry_run < 0 ? "n/a" : p->dry_run ? "yes" : "no");
+        printf("Interval: %s\n", p->interval_us == UINT64_MAX ? "n/a" : format_interval(buf, sizeof(buf), p->interval_us));
+        printf("State: %s\n", na(p->state_dir));
+        /* Only a test or a chroot setup moves it; production output stays short. */
+        if (p->sysroot && p->sysroot[0] && !streq(p->sysroot, "/"))
+                printf("Sysroot: %s\n", p->sysroot);
+
+        fputs("Knobs:", stdout);
+        first = true;
+        for (size_t i = 0; i < n_c; i++)
+                if (c[i].count > 0) {
+                        printf("%s %u %s", first ? "" : ",", c[i].count, c[i].origin);
+                        first = false;
+                }
+        puts(first ? " none supported" : "");
+
+        first = true;
+        for (size_t i = 0; i < n; i++)
+                if (!knobs[i].supported && knobs[i].patch[0]) {
+                        printf("%s%s (%s)", first ? "Needs kernel patches: " : ", ", knobs[i].name, knobs[i].patch);
+                        first = false;
+                }
+        if (!first)
+                putchar('\n');
+
+        first = true;
+        for (size_t i = 0; i < n; i++)
+                if (!knobs[i].supported && !knobs[i].patch[0]) {
+                        printf("%s%s", first ? "Unsupported by this kernel: " : ", ", knobs[i].name);
+                        first = false;
+                }
+        if (!first)
+                putchar('\n');
+}
+
+static int build_json(const Properties *p, const OriginCount *c, size_t n_c, const KnobInfo *knobs, size_t n,
+                      json_object **ret) {
+        _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+        json_object *by_origin, *unsupported;
+        int r;
+
+        if (!o)
+                return -ENOMEM;
+        if ((r = json_add_string(o, "version", p->version)) < 0 ||
+            (r = json_add_string(o, "profile", p->profile)) < 0 ||
+            (r = json_add_string(o, "profile_path", p->profile_path)) < 0 ||
+            (r = json_add_string(o, "mode", p->mode)) < 0 ||
+            (r = p->dry_run < 0 ? json_add(o, "dry_run", NULL) : json_add_bool(o, "dry_run", p->dry_run)) < 0 ||
+            (r = p->interval_us == UINT64_MAX ? json_add(o, "interval_us", NULL)
+                                              : json_add_int(o, "interval_us", (int64_t) p->interval_us)) < 0 ||
+            (r = json_add_string(o, "state_dir", p->state_dir)) < 0 ||
+            (r = json_add_string(o, "sysroot", p->sysroot)) < 0)
+                return r;
+
+        /* Added to o first (which then owns them) and filled after, so nothing can leak. */
+        by_origin = json_object_new_object();
+        r = by_origin ? json_add(o, "knobs_by_origin", by_origin) : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < n_c; i++)
+                r = json_add_int(by_origin, c[i].origin, c[i].count);
+        if (r < 0)
+                return r;
+
+        unsupported = json_object_new_array();
+        r = unsupported ? json_add(o, "unsupported", unsupported) : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                json_object *u;
+
+                if (knobs[i].supported)
+                        continue;
+                u = json_object_new_object();
+                r = u ? json_add(unsupported, NULL, u) : -ENOMEM;
+                if (r >= 0)
+                        r = json_add_string(u, "name", knobs[i].name);
+                if (r >= 0)
+                        r = json_add_string(u, "patch", knobs[i].patch);
+        }
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+CtlStatus verb_status(int argc, char **argv) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *props_reply = NULL, *knobs_reply = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(json_object_putp) json_object *o = NULL;
+        _cleanup_(freep) OriginCount *counts = NULL;
+        _cleanup_(freep) KnobInfo *knobs = NULL;
+        size_t n_knobs, n_counts;
+        Properties p = {};
+        int r;
+
+        if (ctl_open_bus(&bus) < 0)
+                return CTL_FAILED;
+
+        r = get_properties(bus, &error, &props_reply, &p);
+        if (r < 0)
+                return ctl_bus_failed(&error, r);
+        r = ctl_list_knobs(bus, &error, &knobs_reply, &knobs, &n_knobs);
+        if (r < 0)
+                return ctl_bus_failed(&error, r);
+        r = count_origins(knobs, n_knobs, &counts, &n_counts);
+        if (r < 0)
+                return ctl_failed(r, "cannot summarize the knobs");
+
+        if (!arg_json) {
+                print_human(&p, counts, n_counts, knobs, n_knobs);
+                return CTL_OK;
+        }
+
+        r = build_json(&p, counts, n_counts, knobs, n_knobs, &o);
+        if (r >= 0)
+                r = ctl_print_json(o, true);
+        return r < 0 ? ctl_failed(r, "cannot print the JSON output") : CTL_OK;
+}
