@@ -24,14 +24,39 @@
 /* How often values are compared with what netpolld last wrote, to notice outside changes. */
 #define OWNERSHIP_CHECK_USEC (2 * UINT64_C(1000000))
 
-static const char *arg_config = NULL;
-static const char *arg_profile = NULL;
+static char *arg_config = NULL;
+static char *arg_profile = NULL;
 static char **arg_profile_dirs = NULL;
 static const char *arg_sysroot = NULL;
 static const char *arg_state_dir = NULL;
 static const char *arg_bus_address = NULL;
 static bool arg_dry_run = false;
 static bool arg_check_config = false;
+
+/*
+ * Paths from the command line are made absolute: they show up in D-Bus
+ * properties and logs, where a path relative to an unknown directory helps
+ * nobody.
+ */
+static int absolute(const char *path, char **ret) {
+        _cleanup_(freep) char *cwd = NULL;
+        char *p;
+
+        if (path[0] == '/')
+                p = strdup(path);
+        else {
+                cwd = get_current_dir_name();
+                if (!cwd)
+                        return negative_errno();
+                if (asprintf(&p, "%s/%s", cwd, path) < 0)
+                        p = NULL;
+        }
+        if (!p)
+                return -ENOMEM;
+        free(*ret);
+        *ret = p;
+        return 0;
+}
 
 static void help(void) {
         printf("Usage: netpolld [OPTIONS...]\n\n"
@@ -79,12 +104,27 @@ static int parse_argv(int argc, char *argv[]) {
         opterr = 0; /* our own messages, without argv[0]'s path */
         while ((c = getopt_long(argc, argv, ":c:p:P:h", options, NULL)) >= 0)
                 switch (c) {
-                case 'c': arg_config = optarg; break;
-                case 'p': arg_profile = optarg; break;
-                case 'P':
-                        if (strv_extend(&arg_profile_dirs, optarg) < 0)
+                case 'c':
+                        if (absolute(optarg, &arg_config) < 0)
                                 return log_oom();
                         break;
+                case 'p':
+                        /* A name stays a name; a path (it has a '/') becomes absolute. */
+                        if (!strchr(optarg, '/')) {
+                                free(arg_profile);
+                                arg_profile = strdup(optarg);
+                                if (!arg_profile)
+                                        return log_oom();
+                        } else if (absolute(optarg, &arg_profile) < 0)
+                                return log_oom();
+                        break;
+                case 'P': {
+                        _cleanup_(freep) char *dir = NULL;
+                        if (absolute(optarg, &dir) < 0 || strv_push(&arg_profile_dirs, dir) < 0)
+                                return log_oom();
+                        dir = NULL;
+                        break;
+                }
                 case ARG_SYSROOT: arg_sysroot = optarg; break;
                 case ARG_STATE_DIR:
                         if (optarg[0] != '/')
@@ -237,6 +277,8 @@ int main(int argc, char *argv[]) {
         r = parse_argv(argc, argv);
         if (r <= 0) {
                 strv_free(arg_profile_dirs);
+                free(arg_config);
+                free(arg_profile);
                 return r < 0 ? 2 : EXIT_SUCCESS;
         }
         if (arg_check_config)
@@ -245,5 +287,7 @@ int main(int argc, char *argv[]) {
         else
                 r = run();
         strv_free(arg_profile_dirs);
+        free(arg_config);
+        free(arg_profile);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
