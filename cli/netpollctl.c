@@ -267,7 +267,11 @@ static int parse_argv(int argc, char **argv) {
                         ctl_usage_error("option '%s' needs a value", argv[optind - 1]);
                         return -EINVAL;
                 default:
-                        if (optopt)
+                        /* "set busy-read -5" reaches here: say what is really wrong. */
+                        if (argv[optind - 1][0] == '-' && argv[optind - 1][1] >= '0' && argv[optind - 1][1] <= '9')
+                                ctl_usage_error("invalid value '%s': knob values are never negative",
+                                                argv[optind - 1]);
+                        else if (optopt)
                                 ctl_usage_error("unknown option '-%c'; see 'netpollctl --help'", optopt);
                         else
                                 ctl_usage_error("unknown option '%s'; see 'netpollctl --help'", argv[optind - 1]);

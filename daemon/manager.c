@@ -434,8 +434,17 @@ int manager_set_knobs(Manager *m, char *const *pairs, char ***ret_values, char *
                                 _cleanup_(freep) char *ignored = NULL;
                                 if (!uk || !u->before_known)
                                         continue;
+                                if (!u->before_owned) {
+                                        /*
+                                         * Not netpolld's before this call: the journal entry
+                                         * was made by it, and restoring drops it again, so a
+                                         * later stop cannot write over someone else's value.
+                                         */
+                                        restore_knob(m, uk, "reset");
+                                        uk->origin = u->before_origin;
+                                        continue;
+                                }
                                 (void)write_knob(m, uk, &u->before, u->before_origin, "reset", &ignored);
-                                uk->origin = u->before_origin;
                                 uk->owned = u->before_owned;
                                 uk->last = u->before_last;
                         }

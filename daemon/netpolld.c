@@ -182,8 +182,14 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 static int on_ownership_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Context *ctx = userdata;
 
+        int r;
+
         manager_check_external(ctx->manager);
-        return sd_event_source_set_time_relative(s, OWNERSHIP_CHECK_USEC);
+        r = sd_event_source_set_time_relative(s, OWNERSHIP_CHECK_USEC);
+        if (r < 0)
+                return r;
+        /* A time source is one-shot: arm it again. */
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 static int run(void) {
