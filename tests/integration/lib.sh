@@ -1,0 +1,353 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash disable=SC2034  # variables are used by the scripts that source this
+# lib.sh: shared harness of the integration tests (sourced, not run). It
+# provides TAP output (one "ok"/"not ok" line per case, diagnostics on "# "
+# lines), a temporary directory removed on exit with every process the test
+# started, a private dbus-daemon, the fixture sysroot, and helpers to start
+# and stop netpolld and to run netpollctl/busctl with captured output.
+#
+# Nothing here touches the real /proc or /sys: netpolld always runs with
+# --sysroot on the fixture tree below $TMP.
+
+: "${NETPOLLD_BINARY:?NETPOLLD_BINARY must name the netpolld executable}"
+: "${NETPOLLCTL_BINARY:?NETPOLLCTL_BINARY must name the netpollctl executable}"
+: "${NETPOLLD_SOURCE_ROOT:?NETPOLLD_SOURCE_ROOT must name the source tree}"
+
+LIB_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+CMD_TIMEOUT=20          # seconds for one client command; sd-bus's own is 25
+READY_TIMEOUT=10        # seconds for netpolld to answer on the bus
+
+TMP=
+ROOT=                   # fixture sysroot
+SNAP=                   # the fixture right after creation
+STATE=                  # --state-dir
+PROFILES=               # --profile-dir
+CONF=                   # --config
+LOG=                    # netpolld's stderr, appended across runs
+BUS_PID=
+DAEMON_PID=
+DAEMON_RC=
+declare -a STARTED_PIDS=()
+
+# ---------------------------------------------------------------- TAP
+
+CASE_N=0
+CASE_FAILED=0
+CASE_DIAG=
+
+diag() {
+        CASE_DIAG+=$(printf '%s\n' "$@" | sed 's/^/# /')$'\n'
+}
+
+# fail MESSAGE [DETAIL...]: the current case fails; the details become diagnostics.
+fail() {
+        CASE_FAILED=1
+        diag "$@"
+}
+
+# run_case DESCRIPTION FUNCTION [ARGS...]: one TAP line for what FUNCTION checked.
+run_case() {
+        local desc=$1
+        shift
+        CASE_FAILED=0
+        CASE_DIAG=
+        "$@"
+        CASE_N=$((CASE_N + 1))
+        if [ "$CASE_FAILED" = 0 ]; then
+                echo "ok $CASE_N - $desc"
+        else
+                echo "not ok $CASE_N - $desc"
+        fi
+        [ -n "$CASE_DIAG" ] && printf '%s' "$CASE_DIAG"
+        return 0
+}
+
+tap_done() {
+        echo "1..$CASE_N"
+}
+
+# ---------------------------------------------------------------- assertions
+
+# Content of a fixture file without its trailing newline (the kernel's files end in one).
+fx() {
+        local v
+        v=$(cat "$ROOT/$1" 2>/dev/null) || { echo "<missing>"; return; }
+        printf '%s' "$v"
+}
+
+expect_eq() { # DESCRIPTION ACTUAL EXPECTED
+        [ "$2" == "$3" ] || fail "$1: got '$2', expected '$3'"
+}
+
+expect_rc() { # EXPECTED: the exit code of the last run()
+        [ "$RC" == "$1" ] || fail "'${RUN_CMD}' exited $RC, expected $1" "stdout: $OUT" "stderr: $ERR"
+}
+
+expect_file() { # RELPATH EXPECTED (without newline)
+        local v
+        v=$(fx "$1")
+        [ "$v" == "$2" ] || fail "$1 holds '$v', expected '$2'"
+}
+
+expect_contains() { # DESCRIPTION HAYSTACK NEEDLE
+        case "$2" in
+        *"$3"*) ;;
+        *) fail "$1: '$3' not found in:" "$2" ;;
+        esac
+}
+
+expect_not_contains() { # DESCRIPTION HAYSTACK NEEDLE
+        case "$2" in
+        *"$3"*) fail "$1: '$3' unexpectedly found in:" "$2" ;;
+        esac
+}
+
+# One "relpath=value" line per file of a tree, trailing newline of each value dropped.
+tree_values() {
+        (cd "$1" && find . -type f | LC_ALL=C sort | while read -r f; do
+                printf '%s=%s\n' "${f#./}" "$(cat "$f")"
+        done)
+}
+
+# expect_tree_values DESCRIPTION DIR: $ROOT holds the same values as DIR.
+expect_tree_values() {
+        local d
+        d=$(diff <(tree_values "$2") <(tree_values "$ROOT")) ||
+                fail "$1: fixture values differ from $(basename "$2") (< expected, > actual):" "$d"
+}
+
+# expect_tree_bytes DESCRIPTION DIR: $ROOT equals DIR byte for byte.
+expect_tree_bytes() {
+        local d
+        d=$(diff -r "$2" "$ROOT" 2>&1) || {
+                fail "$1: fixture differs from $(basename "$2") byte for byte:" "$d"
+                local f
+                for f in $(cd "$2" && find . -type f); do
+                        cmp -s "$2/$f" "$ROOT/$f" ||
+                                diag "  ${f#./}: expected $(od -An -c "$2/$f" | tr -s ' ') got $(od -An -c "$ROOT/$f" 2>/dev/null | tr -s ' ')"
+                done
+        }
+}
+
+snapshot() { # NAME: copies the fixture to $TMP/NAME
+        rm -rf "${TMP:?}/$1"
+        cp -a "$ROOT" "$TMP/$1"
+}
+
+# run CMD...: runs with a timeout, sets RC, OUT, ERR.
+run() {
+        RUN_CMD="$*"
+        timeout "$CMD_TIMEOUT" "$@" >"$TMP/.out" 2>"$TMP/.err"
+        RC=$?
+        OUT=$(cat "$TMP/.out")
+        ERR=$(cat "$TMP/.err")
+}
+
+ctl() { run "$NETPOLLCTL" "$@"; }
+
+busctl_() { run busctl --address="$NETPOLLD_BUS_ADDRESS" "$@"; }
+
+# The value and origin columns of "netpollctl get KNOB" as "VALUE ORIGIN".
+get_value_origin() {
+        ctl get "$1"
+        if [ "$RC" != 0 ]; then
+                echo "<get failed: rc $RC: $ERR>"
+                return
+        fi
+        awk -v k="$1" '$1 == k { print $2, $3 }' <<<"$OUT"
+}
+
+# wait_for SECONDS COMMAND...: polls COMMAND every 0.1 s until it succeeds or SECONDS
+# (may be a fraction) have passed.
+wait_for() {
+        local deadline
+        deadline=$(awk -v now="$(date +%s%N)" -v s="$1" 'BEGIN { printf "%.0f", now + s * 1e9 }')
+        shift
+        while :; do
+                "$@" && return 0
+                [ "$(date +%s%N)" -ge "$deadline" ] && return 1
+                sleep 0.1
+        done
+}
+
+log_has() { grep -qF -- "$1" "$LOG"; }
+
+# ---------------------------------------------------------------- setup and cleanup
+
+kill_and_wait() { # PID
+        local pid=$1 i
+        kill -0 "$pid" 2>/dev/null || return 0
+        kill -TERM "$pid" 2>/dev/null
+        for i in $(seq 50); do
+                kill -0 "$pid" 2>/dev/null || break
+                sleep 0.1
+        done
+        kill -KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        return 0
+}
+
+cleanup() {
+        local pid
+        # Newest first: clients before the daemon, the daemon before its bus.
+        for ((i = ${#STARTED_PIDS[@]} - 1; i >= 0; i--)); do
+                kill_and_wait "${STARTED_PIDS[i]}"
+        done
+        [ -n "$TMP" ] && rm -rf "$TMP"
+}
+
+# Skips the whole script (TAP "1..0 # SKIP") unless root with the tools needed.
+require_root_and_tools() {
+        local t
+        if [ "$(id -u)" != 0 ]; then
+                echo "1..0 # SKIP needs root"
+                exit 0
+        fi
+        for t in dbus-daemon busctl python3 setpriv timeout; do
+                if ! command -v "$t" >/dev/null; then
+                        echo "1..0 # SKIP needs $t"
+                        exit 0
+                fi
+        done
+}
+
+setup_tmp() {
+        TMP=$(mktemp -d /tmp/netpolld-integration.XXXXXX) || exit 1
+        trap cleanup EXIT
+        trap 'exit 130' INT TERM
+        # uid 65534 must reach the bus socket and the client binary.
+        chmod 0755 "$TMP"
+        ROOT=$TMP/root
+        STATE=$TMP/state
+        PROFILES=$TMP/profiles
+        CONF=$TMP/netpolld.conf
+        LOG=$TMP/netpolld.log
+        : >"$LOG"
+        mkdir -p "$TMP/bin"
+        install -m 0755 "$NETPOLLCTL_BINARY" "$TMP/bin/netpollctl"
+        NETPOLLCTL=$TMP/bin/netpollctl
+        NETPOLLD=$NETPOLLD_BINARY
+        # Only the private bus: never reach a system bus or service manager.
+        unset NOTIFY_SOCKET WATCHDOG_USEC WATCHDOG_PID DBUS_SYSTEM_BUS_ADDRESS NETPOLLD_SYSROOT
+}
+
+# The fixture sysroot: files as the kernel shows them (values end in a newline).
+make_fixture() {
+        local core=$ROOT/proc/sys/net/core dev=$ROOT/sys/class/net/veth0
+        rm -rf "$ROOT"
+        mkdir -p "$core" "$ROOT/proc/sys/kernel" "$dev/queues/rx-0" "$dev/queues/tx-0"
+        printf '0\n' >"$core/busy_read"
+        printf '0\n' >"$core/busy_poll"
+        printf '300\n' >"$core/netdev_budget"
+        printf '8000\n' >"$core/netdev_budget_usecs"
+        printf '64\n' >"$core/dev_weight"
+        printf '1000\n' >"$core/netdev_max_backlog"
+        printf '0\n' >"$dev/napi_defer_hard_irqs"
+        printf '0\n' >"$dev/gro_flush_timeout"
+        printf '0\n' >"$dev/threaded"
+        printf '0\n' >"$dev/queues/rx-0/rps_cpus"
+        printf '0\n' >"$dev/queues/tx-0/xps_cpus"
+        # proc/sys/kernel has none of the patched files: those knobs are unsupported.
+        snapshot initial
+        SNAP=$TMP/initial
+}
+
+# The test profiles and netpolld.conf.
+make_policy() {
+        mkdir -p "$PROFILES"
+        cat >"$PROFILES/itest-latency.conf" <<'EOF'
+[profile]
+description = integration test: busy polling
+[knobs]
+busy-read = 50us
+busy-poll = 50us
+netdev-budget = 600
+gro-flush-timeout@veth0 = 20us
+EOF
+        cat >"$PROFILES/itest-budget.conf" <<'EOF'
+[profile]
+description = integration test: budget only
+[knobs]
+netdev-budget = 450
+EOF
+        write_config itest-latency
+}
+
+write_config() { # PROFILE
+        printf '[daemon]\nprofile = %s\n' "$1" >"$CONF"
+}
+
+start_bus() {
+        sed "s|@TMP@|$TMP|g" "$LIB_DIR/dbus.conf.in" >"$TMP/bus.conf"
+        dbus-daemon --config-file="$TMP/bus.conf" --nofork --nopidfile >"$TMP/dbus.log" 2>&1 &
+        BUS_PID=$!
+        STARTED_PIDS+=("$BUS_PID")
+        if ! wait_for 10 test -S "$TMP/bus"; then
+                echo "Bail out! dbus-daemon did not create $TMP/bus: $(cat "$TMP/dbus.log")"
+                exit 1
+        fi
+        chmod 0666 "$TMP/bus"
+        export NETPOLLD_BUS_ADDRESS="unix:path=$TMP/bus"
+}
+
+daemon_answers() {
+        busctl --address="$NETPOLLD_BUS_ADDRESS" get-property org.netpolld1 /org/netpolld1 \
+                org.netpolld1.Manager Version >/dev/null 2>&1
+}
+
+# start_daemon [EXTRA ARGS...]: starts netpolld in the background and waits until
+# it answers a method call (it only does after applying the profile). Returns 1,
+# with the log as diagnostics, when it dies or does not answer in time.
+start_daemon() {
+        echo "=== netpolld $* ===" >>"$LOG"
+        "$NETPOLLD" --sysroot "$ROOT" --state-dir "$STATE" --config "$CONF" --profile-dir "$PROFILES" \
+                "$@" </dev/null >>"$LOG" 2>&1 &
+        DAEMON_PID=$!
+        DAEMON_RC=
+        STARTED_PIDS+=("$DAEMON_PID")
+        local deadline=$((SECONDS + READY_TIMEOUT))
+        while ! daemon_answers; do
+                if ! kill -0 "$DAEMON_PID" 2>/dev/null; then
+                        wait "$DAEMON_PID"
+                        DAEMON_RC=$?
+                        fail "netpolld exited $DAEMON_RC before answering on the bus; its log:" "$(cat "$LOG")"
+                        DAEMON_PID=
+                        return 1
+                fi
+                if [ "$SECONDS" -ge "$deadline" ]; then
+                        fail "netpolld did not answer on the bus within ${READY_TIMEOUT}s; its log:" "$(cat "$LOG")"
+                        return 1
+                fi
+                sleep 0.1
+        done
+        return 0
+}
+
+daemon_alive() { [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; }
+
+# Fails the case (and returns 1) when netpolld is not running, so dependent checks are skipped.
+need_daemon() {
+        daemon_alive && return 0
+        fail "netpolld is not running (an earlier case stopped or lost it); log tail:" "$(tail -n 20 "$LOG")"
+        return 1
+}
+
+# stop_daemon SIGNAL: sends SIGNAL and waits (up to 10 s) for the exit; DAEMON_RC is its status.
+stop_daemon() {
+        local sig=$1 i
+        DAEMON_RC=
+        [ -n "$DAEMON_PID" ] || return 1
+        kill "-$sig" "$DAEMON_PID" 2>/dev/null
+        for i in $(seq 100); do
+                kill -0 "$DAEMON_PID" 2>/dev/null || break
+                sleep 0.1
+        done
+        if kill -0 "$DAEMON_PID" 2>/dev/null; then
+                fail "netpolld did not exit within 10 s of SIG$sig; killing it"
+                kill -KILL "$DAEMON_PID"
+        fi
+        { wait "$DAEMON_PID"; } 2>/dev/null
+        DAEMON_RC=$?
+        DAEMON_PID=
+        return 0
+}
