@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * control.c: the adaptive controller. Each step updates hysteresis counters
+ * from the sample, derives a mode (yielding, squeezing), and then, knob by
+ * knob, the value the knob should have now. A decision comes out only when
+ * that target differs from the knob's current value and the knob may move
+ * (supported, movable, dwell elapsed), so a failed or skipped write is simply
+ * retried later and the controller never needs to know what the caller did.
+ */
+#include "control.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "macro.h"
+
+static const char *const knob_names[_CONTROL_KNOB_MAX] = {
+        [CONTROL_BUSY_READ] = "busy-read",
+        [CONTROL_BUSY_POLL] = "busy-poll",
+        [CONTROL_BUSY_LOOP_THRESHOLD] = "busy-loop-threshold",
+        [CONTROL_NETDEV_BUDGET] = "netdev-budget",
+        [CONTROL_NETDEV_BUDGET_TIME] = "netdev-budget-time",
+        [CONTROL_SOFTIRQ_BUDGET] = "softirq-budget",
+        [CONTROL_NETDEV_MAX_BACKLOG] = "netdev-max-backlog",
+};
+
+const char *control_knob_name(ControlKnob k) {
+        return (unsigned)k < _CONTROL_KNOB_MAX ? knob_names[k] : NULL;
+}
+
+void control_state_init(ControlState *s) {
+        *s = (ControlState){};
+}
+
+/* The decisions of one step being built. */
+typedef struct Step {
+        ControlState *s;
+        const ControlInput *in;
+        ControlDecision *out;
+        size_t max, n;
+} Step;
+
+static unsigned inc(unsigned v) {
+        return v < UINT32_MAX ? v + 1 : v;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b) {
+        return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* 1800 -> "1.8", 1000 -> "1.0", 1250 -> "1.25": how a person reads a task count. */
+static const char *milli(char *buf, size_t size, uint64_t v) {
+        char frac[4];
+        int len;
+
+        snprintf(frac, sizeof(frac), "%03u", (unsigned)(v % 1000));
+        len = frac[2] != '0' ? 3 : frac[1] != '0' ? 2 : 1;
+        snprintf(buf, size, "%" PRIu64 ".%.*s", v / 1000, len, frac);
+        return buf;
+}
+
+static bool may_move(const Step *st, ControlKnob k) {
+        const ControlKnobInput *ki = &st->in->knobs[k];
+
+        if (!ki->supported || !ki->movable)
+                return false;
+        return !st->s->moved[k] || st->in->now_us - st->s->last_move_us[k] >= st->in->cfg->min_dwell_us;
+}
+
+_printf_(5, 6) static void emit(Step *st, ControlKind kind, ControlKnob k, uint64_t value, const char *fmt, ...) {
+        ControlDecision *d;
+        va_list ap;
+
+        if (st->n >= st->max)
+                return;
+        d = &st->out[st->n++];
+        *d = (ControlDecision){
+                .kind = kind,
+                .knob = k,
+                .old_value = st->in->knobs[k].current,
+                .value = value,
+        };
+        va_start(ap, fmt);
+        vsnprintf(d->reason, sizeof(d->reason), fmt, ap);
+        va_end(ap);
+        if (kind == CONTROL_SET) {
+                st->s->moved[k] = true;
+                st->s->last_move_us[k] = st->in->now_us;
+        }
+}
+
+static void step_yield(Step *st, ControlKnob k) {
+        const ControlKnobInput *ki = &st->in->knobs[k];
+        const AdaptiveConfig *cfg = st->in->cfg;
+        char now[32], thr[32];
+        uint64_t target;
+        bool lower = st->s->yielding && !st->s->kernel_yields;
+
+        target = lower ? MIN(ki->home, cfg->busy_poll_floor_us) : ki->home;
+        if (target == ki->current || !may_move(st, k))
+                return;
+        milli(now, sizeof(now), st->in->runnable_milli);
+        milli(thr, sizeof(thr), cfg->runqueue_threshold_milli);
+        if (lower)
+                emit(st, CONTROL_SET, k, target,
+                     "runnable %s > %s for %u samples: busy polling yields to the waiting tasks", now, thr,
+                     st->s->load_high);
+        else if (st->s->yielding)
+                emit(st, CONTROL_SET, k, target,
+                     "busy-loop-threshold is on: the kernel yields by itself, busy polling restored");
+        else
+                emit(st, CONTROL_SET, k, target, "runnable %s <= %s for %u samples: busy polling restored", now,
+                     thr, st->s->load_low);
+}
+
+static void step_budget(Step *st, ControlKnob k, uint64_t cap) {
+        const ControlKnobInput *ki = &st->in->knobs[k];
+        const AdaptiveConfig *cfg = st->in->cfg;
+        uint64_t step, next;
+        char quiet[32];
+
+        if (!may_move(st, k))
+                return;
+        step = ki->home * cfg->budget_step_percent / 100;
+        if (step == 0 && cfg->budget_step_percent > 0)
+                step = 1;
+
+        if (st->s->squeezing) {
+                if (cap == 0) /* the profile does not let this knob grow */
+                        return;
+                next = MIN(add_sat(MAX(ki->current, ki->home), step), cap);
+                if (next > ki->current)
+                        emit(st, CONTROL_SET, k, next,
+                             "time_squeeze %" PRIu64 "/s > %" PRIu64 "/s for %u samples: +%" PRIu64
+                             " (cap %" PRIu64 ")",
+                             st->in->squeeze_per_sec, cfg->squeeze_threshold, st->s->squeeze_high,
+                             next - ki->current, cap);
+                return;
+        }
+        if (ki->current <= ki->home || st->in->now_us - st->s->last_squeeze_us < cfg->quiet_period_us)
+                return;
+        next = ki->current - ki->home > step ? ki->current - step : ki->home;
+        emit(st, CONTROL_SET, k, next,
+             "no time_squeeze above %" PRIu64 "/s for %s: -%" PRIu64 " toward %" PRIu64, cfg->squeeze_threshold,
+             policy_format_usec(quiet, sizeof(quiet), cfg->quiet_period_us), ki->current - next, ki->home);
+}
+
+static void step_backlog(Step *st) {
+        const ControlKnobInput *ki = &st->in->knobs[CONTROL_NETDEV_MAX_BACKLOG];
+        size_t before = st->n;
+
+        if (st->s->backlog_advised || st->s->drops_high < MAX(st->in->cfg->hold, 1u))
+                return;
+        if (ki->supported)
+                emit(st, CONTROL_ADVICE, CONTROL_NETDEV_MAX_BACKLOG, ki->current,
+                     "backlog drops %" PRIu64 "/s for %u samples: netdev-max-backlog (%" PRIu64
+                     ") is the knob to raise",
+                     st->in->drops_per_sec, st->s->drops_high, ki->current);
+        else
+                emit(st, CONTROL_ADVICE, CONTROL_NETDEV_MAX_BACKLOG, ki->current,
+                     "backlog drops %" PRIu64 "/s for %u samples: netdev-max-backlog is the knob to raise",
+                     st->in->drops_per_sec, st->s->drops_high);
+        st->s->backlog_advised = st->n > before;
+}
+
+int control_step(ControlState *state, const ControlInput *in, ControlDecision *out, size_t max) {
+        const AdaptiveConfig *cfg;
+        const ControlKnobInput *blt;
+        Step st;
+        unsigned hold;
+
+        if (!state || !in || !in->cfg || (!out && max > 0))
+                return -EINVAL;
+        if (state->started && in->now_us < state->last_step_us)
+                return -EINVAL;
+        cfg = in->cfg;
+
+        if (!cfg->enabled) {
+                /* Counters from before a pause must not trigger a move the moment adaptation resumes. */
+                bool advised = state->backlog_advised;
+                control_state_init(state);
+                state->backlog_advised = advised;
+                return 0;
+        }
+
+        hold = MAX(cfg->hold, 1u);
+        if (!state->started) {
+                state->started = true;
+                state->last_squeeze_us = in->now_us;
+        }
+        state->last_step_us = in->now_us;
+
+        /* Hysteresis: a mode changes only after hold agreeing samples, so one noisy sample moves nothing. */
+        if (in->runnable_milli > cfg->runqueue_threshold_milli) {
+                state->load_high = inc(state->load_high);
+                state->load_low = 0;
+        } else {
+                state->load_low = inc(state->load_low);
+                state->load_high = 0;
+        }
+        if (!state->yielding && state->load_high >= hold)
+                state->yielding = true;
+        else if (state->yielding && state->load_low >= hold)
+                state->yielding = false;
+
+        if (in->squeeze_per_sec > cfg->squeeze_threshold) {
+                state->squeeze_high = inc(state->squeeze_high);
+                state->last_squeeze_us = in->now_us;
+        } else
+                state->squeeze_high = 0;
+        state->squeezing = state->squeeze_high >= hold;
+
+        state->drops_high = in->drops_per_sec > 0 ? inc(state->drops_high) : 0;
+
+        blt = &in->knobs[CONTROL_BUSY_LOOP_THRESHOLD];
+        state->kernel_yields = blt->supported && blt->home > 0;
+
+        st = (Step){ .s = state, .in = in, .out = out, .max = max };
+        step_yield(&st, CONTROL_BUSY_READ);
+        step_yield(&st, CONTROL_BUSY_POLL);
+        step_budget(&st, CONTROL_NETDEV_BUDGET, cfg->netdev_budget_max);
+        step_budget(&st, CONTROL_NETDEV_BUDGET_TIME, cfg->netdev_budget_time_max_us);
+        step_budget(&st, CONTROL_SOFTIRQ_BUDGET, cfg->softirq_budget_max_us);
+        step_backlog(&st);
+        return (int)st.n;
+}

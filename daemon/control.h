@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * control.h: the adaptive controller. Pure: (profile bounds, one sample of
+ * load, the knobs' current and home values, state) -> knob changes, each
+ * with its reason. No I/O, no clock, no logging: the caller samples, writes
+ * the knobs it is told to, logs each decision once and emits KnobChanged.
+ *
+ * Rules (AdaptiveConfig fields in brackets):
+ *  - busy-poll yield: runnable depth above [runqueue_threshold_milli] for
+ *    [hold] samples lowers busy-read and busy-poll to [busy_poll_floor_us]
+ *    (only those whose home is above it); at or below the threshold for
+ *    [hold] samples brings them home. A patched kernel with
+ *    busy-loop-threshold on (home > 0) already yields per loop: then nothing
+ *    is lowered and state.kernel_yields says so.
+ *  - budget: time_squeeze/s above [squeeze_threshold] for [hold] samples
+ *    raises netdev-budget, netdev-budget-time and softirq-budget by
+ *    [budget_step_percent] of their home value per step, up to
+ *    [netdev_budget_max], [netdev_budget_time_max_us], [softirq_budget_max_us]
+ *    (a max of 0: never raised); after [quiet_period_us] without such a
+ *    sample they step back down, never below home.
+ *  - backlog drops for [hold] samples: one advice (no write) naming
+ *    netdev-max-backlog.
+ *  - no knob moves twice within [min_dwell_us]; knobs that are unsupported
+ *    or not movable are never in a decision.
+ *  - [enabled] false: no decisions (and the hysteresis counters restart).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+/* The knobs the controller reads or moves, in the order decisions come out. */
+typedef enum ControlKnob {
+        CONTROL_BUSY_READ,
+        CONTROL_BUSY_POLL,
+        CONTROL_BUSY_LOOP_THRESHOLD, /* read only: tells whether the kernel yields by itself */
+        CONTROL_NETDEV_BUDGET,
+        CONTROL_NETDEV_BUDGET_TIME,
+        CONTROL_SOFTIRQ_BUDGET,
+        CONTROL_NETDEV_MAX_BACKLOG, /* advice only */
+        _CONTROL_KNOB_MAX,
+} ControlKnob;
+
+/* The knob's catalog name ("busy-read"), NULL for an invalid value. */
+const char *control_knob_name(ControlKnob k);
+
+typedef struct ControlKnobInput {
+        bool supported;   /* the kernel has it */
+        bool movable;     /* false when a person set it or it changed outside netpolld: never touched */
+        uint64_t current; /* the value now, in the catalog's base unit (us, packets, tasks) */
+        uint64_t home;    /* the profile's value, or the value found at start when the profile sets none */
+} ControlKnobInput;
+
+typedef struct ControlInput {
+        const AdaptiveConfig *cfg;
+        uint64_t now_us;          /* monotonic; must not go backwards between steps */
+        uint64_t runnable_milli;  /* busiest watched CPU (MonitorLoad.runnable_milli_max) */
+        uint64_t squeeze_per_sec; /* summed over the watched CPUs */
+        uint64_t drops_per_sec;   /* summed over the watched CPUs */
+        ControlKnobInput knobs[_CONTROL_KNOB_MAX];
+} ControlInput;
+
+typedef enum ControlKind {
+        CONTROL_SET,    /* write value to the knob */
+        CONTROL_ADVICE, /* tell the administrator; nothing to write (value = old_value) */
+} ControlKind;
+
+#define CONTROL_REASON_MAX 160
+/* A step never makes more decisions than this. */
+#define CONTROL_DECISIONS_MAX 8
+
+typedef struct ControlDecision {
+        ControlKind kind;
+        ControlKnob knob;
+        uint64_t old_value; /* the input's current value */
+        uint64_t value;
+        char reason[CONTROL_REASON_MAX]; /* "runnable 1.8 > 1.0 for 3 samples: ..." */
+} ControlDecision;
+
+/*
+ * Zero-initialised (or control_state_init()) before the first step; reset it
+ * when the profile changes. The first four fields are for status displays;
+ * the rest is the controller's own.
+ */
+typedef struct ControlState {
+        bool yielding;        /* runnable depth has been high for hold samples */
+        bool kernel_yields;   /* busy-loop-threshold is on: busy polling is left alone */
+        bool squeezing;       /* time_squeeze has been above threshold for hold samples */
+        bool backlog_advised; /* the netdev-max-backlog advice was given (once per state) */
+
+        bool started;
+        uint64_t last_step_us;
+        unsigned load_high, load_low, squeeze_high, drops_high;
+        uint64_t last_squeeze_us; /* last sample above the squeeze threshold, or the first step */
+        bool moved[_CONTROL_KNOB_MAX];
+        uint64_t last_move_us[_CONTROL_KNOB_MAX];
+} ControlState;
+
+void control_state_init(ControlState *s);
+
+/*
+ * One sample in, up to max decisions out (CONTROL_DECISIONS_MAX always
+ * suffices). Returns the number of decisions; a decision that did not fit is
+ * not recorded and comes again at a later step. The caller applies each
+ * CONTROL_SET; when the write fails the knob keeps its value and the
+ * controller retries after min_dwell. -EINVAL for a missing cfg or a now_us
+ * before the previous step's (state untouched).
+ */
+int control_step(ControlState *state, const ControlInput *in, ControlDecision *out, size_t max);

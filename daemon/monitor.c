@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * monitor.c: the sampler. Files are opened once and re-read with pread at
+ * offset 0 (seq_file regenerates the content for each read from the start);
+ * two readings alternate as "previous" and "current", so a sample is a
+ * pread + parse into preallocated arrays and a subtraction per counter.
+ */
+#include "monitor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "monitor-parse.h"
+#include "sysroot.h"
+#include "units.h"
+
+/* No statistics file read here gets this large; beyond it something is wrong. */
+#define STAT_FILE_MAX (UINT32_C(16) << 20)
+#define STAT_FILE_INITIAL 4096
+
+typedef struct StatFile {
+        int fd;
+        char *buf; /* NUL-terminated content of the last read */
+        size_t size;
+} StatFile;
+
+/* The raw counters of one sample. */
+typedef struct Reading {
+        uint64_t now_ns;
+        ProcStat stat;
+        bool *online;
+        SchedstatCpu *schedstat;    /* source schedstat only */
+        SchedDebugCpu *sched_debug; /* source sched_debug only */
+        SoftnetCpu *softnet;
+        SoftirqCpu *softirqs;
+        Psi psi;
+} Reading;
+
+struct Monitor {
+        MonitorSource source;
+        bool psi;
+        size_t n_cpus;
+        StatFile stat, runnable, softnet, softirqs, pressure;
+        Reading readings[2];
+        Reading *prev, *cur;
+        bool have_prev;
+        MonitorCpu *cpus;
+        MonitorSystem system;
+};
+
+static void stat_file_close(StatFile *f) {
+        if (f->fd >= 0)
+                close(f->fd);
+        f->fd = -EBADF;
+        free(f->buf);
+        f->buf = NULL;
+        f->size = 0;
+}
+
+static int stat_file_open(StatFile *f, const char *sysroot, const char *path) {
+        _cleanup_(freep) char *full = NULL;
+        int r;
+
+        r = sysroot_path(sysroot, path, &full);
+        if (r < 0)
+                return r;
+        f->fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (f->fd < 0)
+                return negative_errno();
+        f->buf = malloc(STAT_FILE_INITIAL);
+        if (!f->buf)
+                return -ENOMEM;
+        f->size = STAT_FILE_INITIAL;
+        return 0;
+}
+
+/* Reads the whole file into f->buf; grows the buffer only when the file no longer fits. */
+static int stat_file_read(StatFile *f) {
+        for (;;) {
+                size_t len = 0;
+                char *nbuf;
+
+                while (len < f->size - 1) {
+                        ssize_t n = pread(f->fd, f->buf + len, f->size - 1 - len, (off_t)len);
+                        if (n < 0) {
+                                if (errno == EINTR)
+                                        continue;
+                                return negative_errno();
+                        }
+                        if (n == 0)
+                                break;
+                        len += (size_t)n;
+                }
+                if (len < f->size - 1) {
+                        f->buf[len] = 0;
+                        /* A NUL inside would silently cut the text short for the parsers. */
+                        return memchr(f->buf, 0, len) ? -EBADMSG : 0;
+                }
+                if (f->size >= STAT_FILE_MAX)
+                        return -EFBIG;
+                nbuf = realloc(f->buf, f->size * 2);
+                if (!nbuf)
+                        return -ENOMEM;
+                f->buf = nbuf;
+                f->size *= 2;
+        }
+}
+
+static int stat_file_open_read(StatFile *f, const char *sysroot, const char *path) {
+        int r = stat_file_open(f, sysroot, path);
+        if (r >= 0)
+                r = stat_file_read(f);
+        if (r < 0)
+                stat_file_close(f);
+        return r;
+}
+
+static void reading_free(Reading *r) {
+        free(r->online);
+        free(r->schedstat);
+        free(r->sched_debug);
+        free(r->softnet);
+        free(r->softirqs);
+        *r = (Reading){};
+}
+
+static int reading_alloc(Reading *r, size_t n, MonitorSource source) {
+        r->online = calloc(n, sizeof(*r->online));
+        r->softnet = calloc(n, sizeof(*r->softnet));
+        r->softirqs = calloc(n, sizeof(*r->softirqs));
+        if (source == MONITOR_SOURCE_SCHEDSTAT)
+                r->schedstat = calloc(n, sizeof(*r->schedstat));
+        else if (source == MONITOR_SOURCE_SCHED_DEBUG)
+                r->sched_debug = calloc(n, sizeof(*r->sched_debug));
+        if (!r->online || !r->softnet || !r->softirqs || (source == MONITOR_SOURCE_SCHEDSTAT && !r->schedstat) ||
+            (source == MONITOR_SOURCE_SCHED_DEBUG && !r->sched_debug))
+                return -ENOMEM;
+        return 0;
+}
+
+Monitor *monitor_free(Monitor *m) {
+        if (!m)
+                return NULL;
+        stat_file_close(&m->stat);
+        stat_file_close(&m->runnable);
+        stat_file_close(&m->softnet);
+        stat_file_close(&m->softirqs);
+        stat_file_close(&m->pressure);
+        reading_free(&m->readings[0]);
+        reading_free(&m->readings[1]);
+        free(m->cpus);
+        free(m);
+        return NULL;
+}
+
+/* The best runnable source that is present and readable; procs_running (in /proc/stat) always is. */
+static MonitorSource pick_source(Monitor *m, const char *sysroot) {
+        if (stat_file_open_read(&m->runnable, sysroot, "/proc/schedstat") >= 0) {
+                if (schedstat_parse(m->runnable.buf, NULL, 0, NULL) >= 0)
+                        return MONITOR_SOURCE_SCHEDSTAT;
+                /* An unknown version or odd content: fall back rather than guess. */
+                stat_file_close(&m->runnable);
+        }
+        if (stat_file_open_read(&m->runnable, sysroot, "/sys/kernel/debug/sched/debug") >= 0) {
+                if (sched_debug_parse(m->runnable.buf, NULL, 0) >= 0)
+                        return MONITOR_SOURCE_SCHED_DEBUG;
+                stat_file_close(&m->runnable);
+        }
+        return MONITOR_SOURCE_PROCS_RUNNING;
+}
+
+int monitor_new(Monitor **ret, const char *sysroot) {
+        _cleanup_(monitor_freep) Monitor *m = NULL;
+        ProcStat st;
+        Psi psi;
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->stat.fd = m->runnable.fd = m->softnet.fd = m->softirqs.fd = m->pressure.fd = -EBADF;
+
+        r = stat_file_open_read(&m->stat, sysroot, "/proc/stat");
+        if (r < 0)
+                return r;
+        r = proc_stat_parse(m->stat.buf, &st, NULL, 0);
+        if (r < 0)
+                return r;
+        m->n_cpus = st.cpu_slots;
+
+        r = stat_file_open_read(&m->softnet, sysroot, "/proc/net/softnet_stat");
+        if (r < 0)
+                return r;
+        r = softnet_parse(m->softnet.buf, NULL, 0, NULL);
+        if (r < 0)
+                return r;
+        r = stat_file_open_read(&m->softirqs, sysroot, "/proc/softirqs");
+        if (r < 0)
+                return r;
+        r = softirqs_parse(m->softirqs.buf, NULL, 0);
+        if (r < 0)
+                return r;
+
+        m->source = pick_source(m, sysroot);
+        /* Without PSI (kernel built without it, or booted with psi=0) the file is absent or unreadable. */
+        if (stat_file_open_read(&m->pressure, sysroot, "/proc/pressure/cpu") >= 0) {
+                if (psi_parse(m->pressure.buf, &psi) >= 0)
+                        m->psi = true;
+                else
+                        stat_file_close(&m->pressure);
+        }
+
+        for (size_t i = 0; i < ELEMENTSOF(m->readings); i++) {
+                r = reading_alloc(&m->readings[i], m->n_cpus, m->source);
+                if (r < 0)
+                        return r;
+        }
+        m->prev = &m->readings[0];
+        m->cur = &m->readings[1];
+        m->cpus = calloc(m->n_cpus, sizeof(*m->cpus));
+        if (!m->cpus)
+                return -ENOMEM;
+
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+/* Reads and parses every file into rd; rd is scratch until the whole sample succeeded. */
+static int read_all(Monitor *m, Reading *rd) {
+        size_t n = m->n_cpus;
+        int r;
+
+        r = stat_file_read(&m->stat);
+        if (r < 0)
+                return r;
+        r = proc_stat_parse(m->stat.buf, &rd->stat, rd->online, n);
+        if (r < 0)
+                return r;
+        r = stat_file_read(&m->softnet);
+        if (r < 0)
+                return r;
+        r = softnet_parse(m->softnet.buf, rd->softnet, n, NULL);
+        if (r < 0)
+                return r;
+        r = stat_file_read(&m->softirqs);
+        if (r < 0)
+                return r;
+        r = softirqs_parse(m->softirqs.buf, rd->softirqs, n);
+        if (r < 0)
+                return r;
+        if (m->source != MONITOR_SOURCE_PROCS_RUNNING) {
+                r = stat_file_read(&m->runnable);
+                if (r < 0)
+                        return r;
+                if (m->source == MONITOR_SOURCE_SCHEDSTAT)
+                        r = schedstat_parse(m->runnable.buf, rd->schedstat, n, NULL);
+                else
+                        r = sched_debug_parse(m->runnable.buf, rd->sched_debug, n);
+                if (r < 0)
+                        return r;
+        }
+        if (m->psi) {
+                r = stat_file_read(&m->pressure);
+                if (r < 0)
+                        return r;
+                r = psi_parse(m->pressure.buf, &rd->psi);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* (after - before) * scale / dt_ns; 0 for a counter that went backwards (hotplug, wrap). */
+static uint64_t rate(uint64_t before, uint64_t after, uint64_t scale, uint64_t dt_ns) {
+        unsigned __int128 v;
+
+        if (after < before || dt_ns == 0)
+                return 0;
+        v = (unsigned __int128)(after - before) * scale / dt_ns;
+        return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+static void compute(Monitor *m, const Reading *cur, const Reading *prev) {
+        uint64_t dt = prev ? cur->now_ns - prev->now_ns : 0, global_milli = 0;
+        unsigned online = cur->stat.n_online;
+
+        /* The sampler itself is running while it reads procs_running; what exceeds one task per CPU waits. */
+        if (cur->stat.procs_running > (uint64_t)online + 1)
+                global_milli = MIN(cur->stat.procs_running - 1 - online, UINT64_MAX / 1000) * 1000 / online;
+
+        for (size_t i = 0; i < m->n_cpus; i++) {
+                MonitorCpu c = { .online = cur->online[i] };
+
+                if (m->source == MONITOR_SOURCE_SCHEDSTAT) {
+                        if (prev && prev->schedstat[i].present && cur->schedstat[i].present)
+                                c.runnable_milli = rate(prev->schedstat[i].run_delay_ns,
+                                                        cur->schedstat[i].run_delay_ns, 1000, dt);
+                } else if (m->source == MONITOR_SOURCE_SCHED_DEBUG) {
+                        if (cur->sched_debug[i].present && cur->sched_debug[i].nr_running > 1)
+                                c.runnable_milli = MIN(cur->sched_debug[i].nr_running - 1, UINT64_MAX / 1000) * 1000;
+                } else if (c.online)
+                        c.runnable_milli = global_milli;
+
+                /* A CPU missing from either reading (offline, just back) has no interval to measure. */
+                if (prev && prev->softnet[i].present && cur->softnet[i].present) {
+                        const SoftnetCpu *a = &prev->softnet[i], *b = &cur->softnet[i];
+                        c.processed_per_sec = rate(a->processed, b->processed, NSEC_PER_SEC, dt);
+                        c.drops_per_sec = rate(a->dropped, b->dropped, NSEC_PER_SEC, dt);
+                        c.squeeze_per_sec = rate(a->time_squeeze, b->time_squeeze, NSEC_PER_SEC, dt);
+                }
+                if (prev && prev->softirqs[i].present && cur->softirqs[i].present) {
+                        const SoftirqCpu *a = &prev->softirqs[i], *b = &cur->softirqs[i];
+                        c.net_rx_per_sec = rate(a->net_rx, b->net_rx, NSEC_PER_SEC, dt);
+                        c.net_tx_per_sec = rate(a->net_tx, b->net_tx, NSEC_PER_SEC, dt);
+                }
+                m->cpus[i] = c;
+        }
+
+        m->system = (MonitorSystem){
+                .procs_running = cur->stat.procs_running,
+                .n_online = online,
+        };
+        if (m->psi) {
+                m->system.psi_some_avg10_centi = cur->psi.some_avg10_centi;
+                /* total is in us: x1000 to ns, x1000 for milli. Timer jitter can push it past 1000. */
+                if (prev)
+                        m->system.psi_some_milli = MIN(
+                                rate(prev->psi.some_total_us, cur->psi.some_total_us, UINT64_C(1000000), dt),
+                                UINT64_C(1000));
+        }
+}
+
+int monitor_sample(Monitor *m, uint64_t now_ns) {
+        Reading *swap;
+        bool had_prev;
+        int r;
+
+        if (!m)
+                return -EINVAL;
+        if (m->have_prev && now_ns <= m->prev->now_ns)
+                return -EINVAL;
+
+        r = read_all(m, m->cur);
+        if (r < 0)
+                return r;
+        m->cur->now_ns = now_ns;
+        had_prev = m->have_prev;
+        compute(m, m->cur, had_prev ? m->prev : NULL);
+
+        swap = m->prev;
+        m->prev = m->cur;
+        m->cur = swap;
+        m->have_prev = true;
+        return had_prev ? 1 : 0;
+}
+
+MonitorSource monitor_source(const Monitor *m) {
+        return m->source;
+}
+
+const char *monitor_source_to_string(MonitorSource s) {
+        switch (s) {
+        case MONITOR_SOURCE_SCHEDSTAT:
+                return "schedstat";
+        case MONITOR_SOURCE_SCHED_DEBUG:
+                return "sched_debug";
+        case MONITOR_SOURCE_PROCS_RUNNING:
+                return "procs_running";
+        }
+        return NULL;
+}
+
+bool monitor_uses_psi(const Monitor *m) {
+        return m->psi;
+}
+
+size_t monitor_n_cpus(const Monitor *m) {
+        return m->n_cpus;
+}
+
+const MonitorCpu *monitor_cpu(const Monitor *m, size_t cpu) {
+        return cpu < m->n_cpus ? &m->cpus[cpu] : NULL;
+}
+
+const MonitorSystem *monitor_system(const Monitor *m) {
+        return &m->system;
+}
+
+void monitor_load(const Monitor *m, const CpuSet *cpus, MonitorLoad *ret) {
+        MonitorLoad l = {};
+
+        for (size_t i = 0; i < m->n_cpus; i++) {
+                const MonitorCpu *c = &m->cpus[i];
+
+                if ((cpus && !cpuset_has(cpus, (unsigned)i)) || !c->online)
+                        continue;
+                l.runnable_milli_max = MAX(l.runnable_milli_max, c->runnable_milli);
+                l.squeeze_per_sec += c->squeeze_per_sec;
+                l.drops_per_sec += c->drops_per_sec;
+                l.net_rx_per_sec += c->net_rx_per_sec;
+        }
+        *ret = l;
+}

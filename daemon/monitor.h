@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * monitor.h: the per-CPU sampler. Each interval it reads how many tasks wait
+ * for each CPU and the softnet / softirq counters, and turns two successive
+ * readings into per-CPU rates for the controller and `netpollctl monitor`.
+ *
+ * Runnable depth comes from the best source the kernel offers, chosen once at
+ * monitor_new():
+ *   "schedstat"      /proc/schedstat run_delay: average tasks waiting over the
+ *                    interval (delta run_delay ns / delta wall ns); needs
+ *                    CONFIG_SCHEDSTATS;
+ *   "sched_debug"    debugfs sched/debug .nr_running, an instant reading:
+ *                    waiting = nr_running - 1; needs debugfs mounted;
+ *   "procs_running"  /proc/stat, system-wide only: every online CPU gets
+ *                    (procs_running - 1 (the sampler) - online CPUs) / online
+ *                    CPUs, at least 0.
+ * PSI cpu "some" (/proc/pressure/cpu) is added when the kernel has it.
+ *
+ * All files are opened below the sysroot at monitor_new() and kept open; each
+ * sample preads them into buffers allocated there, so sampling allocates
+ * nothing unless a file outgrew its buffer (the buffer then doubles, once).
+ * Nothing here logs.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpuset.h"
+
+typedef struct Monitor Monitor;
+
+typedef enum MonitorSource {
+        MONITOR_SOURCE_SCHEDSTAT,
+        MONITOR_SOURCE_SCHED_DEBUG,
+        MONITOR_SOURCE_PROCS_RUNNING,
+} MonitorSource;
+
+/* One CPU over the last interval. Rates are 0 on the first sample and for a counter that went backwards. */
+typedef struct MonitorCpu {
+        bool online;                /* listed in /proc/stat at the last sample */
+        uint64_t runnable_milli;    /* tasks waiting to run (the running one not counted), x1000 */
+        uint64_t net_rx_per_sec;    /* NET_RX softirqs */
+        uint64_t net_tx_per_sec;    /* NET_TX softirqs */
+        uint64_t processed_per_sec; /* packets, softnet_stat */
+        uint64_t drops_per_sec;     /* packets dropped with the backlog full */
+        uint64_t squeeze_per_sec;   /* NET_RX runs that ran out of budget with work left */
+} MonitorCpu;
+
+/* System-wide readings of the last sample. */
+typedef struct MonitorSystem {
+        uint64_t procs_running;        /* running + runnable tasks, the sampler included */
+        unsigned n_online;             /* online CPUs */
+        uint64_t psi_some_avg10_centi; /* kernel's 10 s average, percent x100 (0 without PSI) */
+        uint64_t psi_some_milli;       /* share of the last interval some task waited for a CPU, x1000 */
+} MonitorSystem;
+
+/* Load over a set of CPUs, the controller's input. */
+typedef struct MonitorLoad {
+        uint64_t runnable_milli_max; /* the busiest CPU */
+        uint64_t squeeze_per_sec;    /* sums */
+        uint64_t drops_per_sec;
+        uint64_t net_rx_per_sec;
+} MonitorLoad;
+
+/*
+ * Opens the statistics files below sysroot (NULL or "/" for the real ones)
+ * and takes no sample yet. The CPU count is fixed here from /proc/stat;
+ * CPUs numbered higher that come online later are not sampled. -ENOENT (or
+ * the open errno) when /proc/stat, /proc/net/softnet_stat or /proc/softirqs
+ * is missing, -EBADMSG when one of them cannot be read as expected.
+ */
+int monitor_new(Monitor **ret, const char *sysroot);
+Monitor *monitor_free(Monitor *m);
+static inline void monitor_freep(Monitor **m) {
+        if (*m)
+                monitor_free(*m);
+}
+
+/*
+ * Reads every file and computes the rates since the previous successful
+ * sample. now_ns is a monotonic clock reading (CLOCK_MONOTONIC in the daemon,
+ * any increasing number in tests). Returns 1 when the rates cover an
+ * interval, 0 for the first sample (a baseline: instant readings only);
+ * -EINVAL when now_ns is not after the previous sample, else the read errno
+ * or -EBADMSG. On failure the previous results and baseline stay in place.
+ */
+int monitor_sample(Monitor *m, uint64_t now_ns);
+
+MonitorSource monitor_source(const Monitor *m);
+/* "schedstat", "sched_debug", "procs_running". */
+const char *monitor_source_to_string(MonitorSource s);
+static inline const char *monitor_source_name(const Monitor *m) {
+        return monitor_source_to_string(monitor_source(m));
+}
+/* Whether /proc/pressure/cpu is read. */
+bool monitor_uses_psi(const Monitor *m);
+/* CPU slots: highest CPU number in /proc/stat at monitor_new() + 1. */
+size_t monitor_n_cpus(const Monitor *m);
+/* The last sample of one CPU, NULL when cpu >= monitor_n_cpus(). Owned by the monitor. */
+const MonitorCpu *monitor_cpu(const Monitor *m, size_t cpu);
+const MonitorSystem *monitor_system(const Monitor *m);
+
+/* Busiest runnable depth and summed rates over cpus (NULL: all); offline CPUs count as idle. */
+void monitor_load(const Monitor *m, const CpuSet *cpus, MonitorLoad *ret);

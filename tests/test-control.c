@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * test-control.c: the adaptive controller on scripted sample sequences. A
+ * small simulator plays the daemon: one sample every 100 ms, each CONTROL_SET
+ * applied to the knob's current value, and every decision checked against
+ * the invariants (movable knobs only, dwell respected, bounds kept).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "control.h"
+#include "macro.h"
+#include "testutil.h"
+
+#define INTERVAL_US UINT64_C(100000)
+#define MAX_RECORDED 64
+
+typedef struct Sim {
+        AdaptiveConfig cfg;
+        ControlState st;
+        ControlInput in;
+        unsigned step;             /* index of the next step */
+        bool apply;                /* apply CONTROL_SET like a successful write */
+        unsigned moves[_CONTROL_KNOB_MAX];
+        uint64_t values[_CONTROL_KNOB_MAX][MAX_RECORDED]; /* values written, in order */
+        unsigned at[_CONTROL_KNOB_MAX][MAX_RECORDED];     /* step of each write */
+        unsigned advices;
+        ControlDecision last[CONTROL_DECISIONS_MAX];
+        int n_last;
+} Sim;
+
+static void sim_init(Sim *s) {
+        *s = (Sim){
+                .cfg = {
+                        .enabled = true,
+                        .runqueue_threshold_milli = 1000,
+                        .hold = 3,
+                        .min_dwell_us = 1000000,
+                        .busy_poll_floor_us = 0,
+                        .squeeze_threshold = 100,
+                        .budget_step_percent = 25,
+                        .netdev_budget_max = 600,
+                        .netdev_budget_time_max_us = 14000,
+                        .softirq_budget_max_us = 0,
+                        .quiet_period_us = 10000000,
+                },
+                .apply = true,
+        };
+        control_state_init(&s->st);
+        s->in.cfg = &s->cfg;
+        s->in.knobs[CONTROL_BUSY_READ] = (ControlKnobInput){ true, true, 50, 50 };
+        s->in.knobs[CONTROL_BUSY_POLL] = (ControlKnobInput){ true, true, 50, 50 };
+        s->in.knobs[CONTROL_BUSY_LOOP_THRESHOLD] = (ControlKnobInput){ false, true, 0, 0 };
+        s->in.knobs[CONTROL_NETDEV_BUDGET] = (ControlKnobInput){ true, true, 300, 300 };
+        s->in.knobs[CONTROL_NETDEV_BUDGET_TIME] = (ControlKnobInput){ true, true, 8000, 8000 };
+        s->in.knobs[CONTROL_SOFTIRQ_BUDGET] = (ControlKnobInput){ false, true, 0, 0 };
+        s->in.knobs[CONTROL_NETDEV_MAX_BACKLOG] = (ControlKnobInput){ true, true, 1000, 1000 };
+}
+
+static uint64_t cap_of(const Sim *s, ControlKnob k) {
+        return k == CONTROL_NETDEV_BUDGET        ? s->cfg.netdev_budget_max
+               : k == CONTROL_NETDEV_BUDGET_TIME ? s->cfg.netdev_budget_time_max_us
+               : k == CONTROL_SOFTIRQ_BUDGET     ? s->cfg.softirq_budget_max_us
+                                                 : 0;
+}
+
+/* One sample; returns the number of decisions after checking each against the rules. */
+static int sim_step(Sim *s, uint64_t runnable_milli, uint64_t squeeze, uint64_t drops) {
+        s->in.now_us = UINT64_C(5000000) + s->step * INTERVAL_US;
+        s->in.runnable_milli = runnable_milli;
+        s->in.squeeze_per_sec = squeeze;
+        s->in.drops_per_sec = drops;
+        s->n_last = control_step(&s->st, &s->in, s->last, ELEMENTSOF(s->last));
+        ck_assert_int_ge(s->n_last, 0);
+
+        for (int i = 0; i < s->n_last; i++) {
+                const ControlDecision *d = &s->last[i];
+                ControlKnobInput *k = &s->in.knobs[d->knob];
+
+                ck_assert_msg(d->reason[0] != 0, "decision without a reason");
+                ck_assert_uint_eq(d->old_value, k->current);
+                if (d->kind == CONTROL_ADVICE) {
+                        s->advices++;
+                        continue;
+                }
+                ck_assert_msg(k->supported && k->movable, "%s moved though not movable", control_knob_name(d->knob));
+                ck_assert_uint_ne(d->value, k->current);
+                if (s->moves[d->knob] > 0)
+                        ck_assert_msg((s->step - s->at[d->knob][s->moves[d->knob] - 1]) * INTERVAL_US >=
+                                              s->cfg.min_dwell_us,
+                                      "%s moved twice within the dwell time", control_knob_name(d->knob));
+                if (cap_of(s, d->knob) > 0) {
+                        ck_assert_uint_le(d->value, MAX(cap_of(s, d->knob), k->home));
+                        ck_assert_uint_ge(d->value, k->home);
+                }
+                if (s->moves[d->knob] < MAX_RECORDED) {
+                        s->values[d->knob][s->moves[d->knob]] = d->value;
+                        s->at[d->knob][s->moves[d->knob]] = s->step;
+                }
+                s->moves[d->knob]++;
+                if (s->apply)
+                        k->current = d->value;
+        }
+        s->step++;
+        return s->n_last;
+}
+
+static void sim_steps(Sim *s, unsigned n, uint64_t runnable_milli, uint64_t squeeze, uint64_t drops) {
+        for (unsigned i = 0; i < n; i++)
+                sim_step(s, runnable_milli, squeeze, drops);
+}
+
+/* ---- busy-poll yield ---- */
+
+START_TEST(test_control_step_load_yields_after_hold_and_returns_after_dwell) {
+        Sim s;
+
+        sim_init(&s);
+        ck_assert_int_eq(sim_step(&s, 1800, 0, 0), 0);
+        ck_assert_int_eq(sim_step(&s, 1800, 0, 0), 0);
+        ck_assert_int_eq(sim_step(&s, 1800, 0, 0), 2); /* third sample above the threshold */
+        ck_assert(s.st.yielding);
+        ck_assert_int_eq(s.last[0].kind, CONTROL_SET);
+        ck_assert_int_eq(s.last[0].knob, CONTROL_BUSY_READ);
+        ck_assert_str_eq(control_knob_name(s.last[0].knob), "busy-read");
+        ck_assert_uint_eq(s.last[0].old_value, 50);
+        ck_assert_uint_eq(s.last[0].value, 0);
+        ck_assert_str_eq(s.last[0].reason, "runnable 1.8 > 1.0 for 3 samples: busy polling yields to the waiting tasks");
+        ck_assert_int_eq(s.last[1].knob, CONTROL_BUSY_POLL);
+        ck_assert_uint_eq(s.last[1].value, 0);
+
+        /* Quiet from step 3: the mode flips at step 5, but the knobs moved at step 2 wait for the 1 s dwell. */
+        for (unsigned i = 3; i < 12; i++)
+                ck_assert_msg(sim_step(&s, 500, 0, 0) == 0, "moved at step %u", i);
+        ck_assert(!s.st.yielding);
+        ck_assert_int_eq(sim_step(&s, 500, 0, 0), 2);
+        ck_assert_uint_eq(s.last[0].value, 50);
+        ck_assert_uint_eq(s.last[1].value, 50);
+        ck_assert_str_eq(s.last[0].reason, "runnable 0.5 <= 1.0 for 10 samples: busy polling restored");
+        sim_steps(&s, 50, 500, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_READ], 2);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 2);
+}
+END_TEST
+
+START_TEST(test_control_spike_shorter_than_hold_moves_nothing) {
+        Sim s;
+
+        sim_init(&s);
+        for (unsigned i = 0; i < 30; i++) {
+                sim_step(&s, 2500, 0, 0);
+                sim_step(&s, 2500, 0, 0);
+                sim_step(&s, 0, 0, 0);
+        }
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_READ], 0);
+        ck_assert(!s.st.yielding);
+}
+END_TEST
+
+START_TEST(test_control_load_flapping_at_threshold_is_held_by_hysteresis) {
+        Sim s;
+
+        sim_init(&s);
+        for (unsigned i = 0; i < 100; i++)
+                sim_step(&s, i % 2 ? 1000 : 1001, 0, 0); /* above, then exactly at the threshold */
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_READ], 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0);
+}
+END_TEST
+
+START_TEST(test_control_load_flapping_with_hold_1_moves_once_per_dwell) {
+        Sim s;
+
+        sim_init(&s);
+        s.cfg.hold = 1;
+        for (unsigned i = 0; i < 100; i++)
+                sim_step(&s, i % 2 ? 1000 : 1001, 0, 0);
+        /* Lowered at step 0, then each move waits 1 s and for a sample of the other kind: 11, 22, ... 99. */
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_READ], 10);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 10);
+        for (unsigned i = 0; i < 10; i++) {
+                ck_assert_uint_eq(s.at[CONTROL_BUSY_READ][i], 11 * i);
+                ck_assert_uint_eq(s.values[CONTROL_BUSY_READ][i], i % 2 ? 50 : 0);
+        }
+}
+END_TEST
+
+START_TEST(test_control_patched_kernel_yields_by_itself) {
+        Sim s;
+
+        sim_init(&s);
+        s.in.knobs[CONTROL_BUSY_LOOP_THRESHOLD] = (ControlKnobInput){ true, true, 1, 1 };
+        sim_steps(&s, 30, 3000, 0, 0);
+        ck_assert(s.st.yielding);
+        ck_assert(s.st.kernel_yields);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_READ], 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0);
+        ck_assert_uint_eq(s.in.knobs[CONTROL_BUSY_READ].current, 50);
+
+        /* Patched but switched off (0): netpolld does the yielding. */
+        sim_init(&s);
+        s.in.knobs[CONTROL_BUSY_LOOP_THRESHOLD] = (ControlKnobInput){ true, true, 0, 0 };
+        sim_steps(&s, 3, 3000, 0, 0);
+        ck_assert(!s.st.kernel_yields);
+        ck_assert_uint_eq(s.in.knobs[CONTROL_BUSY_READ].current, 0);
+}
+END_TEST
+
+START_TEST(test_control_floor_lowers_only_knobs_above_it) {
+        Sim s;
+
+        sim_init(&s);
+        s.cfg.busy_poll_floor_us = 20;
+        s.in.knobs[CONTROL_BUSY_POLL] = (ControlKnobInput){ true, true, 10, 10 };
+        sim_steps(&s, 3, 3000, 0, 0);
+        ck_assert_int_eq(s.n_last, 1);
+        ck_assert_int_eq(s.last[0].knob, CONTROL_BUSY_READ);
+        ck_assert_uint_eq(s.last[0].value, 20);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0);
+}
+END_TEST
+
+/* ---- budget ---- */
+
+START_TEST(test_control_squeeze_burst_raises_to_cap_and_decays_to_home) {
+        static const uint64_t budget_up[] = { 375, 450, 525, 600 }, budget_down[] = { 525, 450, 375, 300 };
+        static const uint64_t time_up[] = { 10000, 12000, 14000 }, time_down[] = { 12000, 10000, 8000 };
+        Sim s;
+
+        sim_init(&s);
+        sim_steps(&s, 3, 0, 500, 0);
+        ck_assert(s.st.squeezing);
+        ck_assert_int_eq(s.n_last, 2);
+        ck_assert_int_eq(s.last[0].knob, CONTROL_NETDEV_BUDGET);
+        ck_assert_str_eq(s.last[0].reason, "time_squeeze 500/s > 100/s for 3 samples: +75 (cap 600)");
+        ck_assert_int_eq(s.last[1].knob, CONTROL_NETDEV_BUDGET_TIME);
+
+        sim_steps(&s, 57, 0, 500, 0); /* squeezing through step 59 */
+        ck_assert_uint_eq(s.moves[CONTROL_NETDEV_BUDGET], ELEMENTSOF(budget_up));
+        ck_assert_uint_eq(s.moves[CONTROL_NETDEV_BUDGET_TIME], ELEMENTSOF(time_up));
+        for (size_t i = 0; i < ELEMENTSOF(budget_up); i++) {
+                ck_assert_uint_eq(s.values[CONTROL_NETDEV_BUDGET][i], budget_up[i]);
+                ck_assert_uint_eq(s.at[CONTROL_NETDEV_BUDGET][i], 2 + 10 * i); /* one step per dwell */
+        }
+        for (size_t i = 0; i < ELEMENTSOF(time_up); i++)
+                ck_assert_uint_eq(s.values[CONTROL_NETDEV_BUDGET_TIME][i], time_up[i]);
+
+        /* Quiet from step 60: nothing until 10 s after the last squeeze (step 159), then a step per dwell. */
+        sim_steps(&s, 99, 0, 50, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_NETDEV_BUDGET], 4);
+        ck_assert_int_eq(sim_step(&s, 0, 0, 0), 2);
+        ck_assert_str_eq(s.last[0].reason, "no time_squeeze above 100/s for 10s: -75 toward 300");
+        sim_steps(&s, 200, 0, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_NETDEV_BUDGET], 8);
+        ck_assert_uint_eq(s.moves[CONTROL_NETDEV_BUDGET_TIME], 6);
+        for (size_t i = 0; i < ELEMENTSOF(budget_down); i++) {
+                ck_assert_uint_eq(s.values[CONTROL_NETDEV_BUDGET][4 + i], budget_down[i]);
+                ck_assert_uint_eq(s.at[CONTROL_NETDEV_BUDGET][4 + i], 159 + 10 * i);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(time_down); i++)
+                ck_assert_uint_eq(s.values[CONTROL_NETDEV_BUDGET_TIME][3 + i], time_down[i]);
+        ck_assert_uint_eq(s.in.knobs[CONTROL_NETDEV_BUDGET].current, 300);
+}
+END_TEST
+
+START_TEST(test_control_budget_steps_clip_at_cap_and_home) {
+        static const uint64_t expect[] = { 375, 450, 525, 600, 610, 535, 460, 385, 310, 300 };
+        Sim s;
+
+        sim_init(&s);
+        s.cfg.netdev_budget_max = 610; /* not on the 75-packet grid */
+        sim_steps(&s, 60, 0, 1000, 0);
+        sim_steps(&s, 300, 0, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_NETDEV_BUDGET], ELEMENTSOF(expect));
+        for (size_t i = 0; i < ELEMENTSOF(expect); i++)
+                ck_assert_uint_eq(s.values[CONTROL_NETDEV_BUDGET][i], expect[i]);
+}
+END_TEST
+
+START_TEST(test_control_max_zero_never_raises) {
+        Sim s;
+
+        sim_init(&s);
+        s.in.knobs[CONTROL_SOFTIRQ_BUDGET] = (ControlKnobInput){ true, true, 2000, 2000 };
+        s.cfg.softirq_budget_max_us = 0;
+        s.cfg.netdev_budget_time_max_us = 0;
+        sim_steps(&s, 100, 0, 5000, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_SOFTIRQ_BUDGET], 0);
+        ck_assert_uint_eq(s.moves[CONTROL_NETDEV_BUDGET_TIME], 0);
+        ck_assert_uint_eq(s.moves[CONTROL_NETDEV_BUDGET], 4);
+
+        /* The patched softirq budget with a cap is raised like the others. */
+        sim_init(&s);
+        s.in.knobs[CONTROL_SOFTIRQ_BUDGET] = (ControlKnobInput){ true, true, 2000, 2000 };
+        s.cfg.softirq_budget_max_us = 3000;
+        sim_steps(&s, 100, 0, 5000, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_SOFTIRQ_BUDGET], 2);
+        ck_assert_uint_eq(s.in.knobs[CONTROL_SOFTIRQ_BUDGET].current, 3000);
+}
+END_TEST
+
+/* ---- who may be moved ---- */
+
+START_TEST(test_control_manual_and_unsupported_knobs_are_never_moved) {
+        Sim s;
+
+        sim_init(&s);
+        s.in.knobs[CONTROL_BUSY_READ].movable = false; /* set by a person */
+        s.in.knobs[CONTROL_NETDEV_BUDGET].movable = false;
+        s.in.knobs[CONTROL_NETDEV_BUDGET_TIME].supported = false;
+        for (unsigned i = 0; i < 300; i++)
+                sim_step(&s, i < 150 ? 4000 : 0, i < 150 ? 900 : 0, 0); /* sim_step fails on any such decision */
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_READ], 0);
+        ck_assert_uint_eq(s.moves[CONTROL_NETDEV_BUDGET], 0);
+        ck_assert_uint_eq(s.moves[CONTROL_NETDEV_BUDGET_TIME], 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 2);
+}
+END_TEST
+
+START_TEST(test_control_failed_write_is_retried_after_dwell) {
+        Sim s;
+
+        sim_init(&s);
+        s.apply = false; /* every write fails: the knob keeps its value */
+        sim_steps(&s, 25, 3000, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_READ], 3);
+        ck_assert_uint_eq(s.at[CONTROL_BUSY_READ][1], 12);
+        ck_assert_uint_eq(s.at[CONTROL_BUSY_READ][2], 22);
+}
+END_TEST
+
+START_TEST(test_control_decision_that_does_not_fit_comes_next_step) {
+        ControlDecision one[1];
+        Sim s;
+
+        sim_init(&s);
+        sim_steps(&s, 2, 3000, 0, 0);
+        s.in.now_us += INTERVAL_US;
+        s.in.runnable_milli = 3000;
+        ck_assert_int_eq(control_step(&s.st, &s.in, one, 1), 1);
+        ck_assert_int_eq(one[0].knob, CONTROL_BUSY_READ);
+        s.in.knobs[CONTROL_BUSY_READ].current = one[0].value;
+        s.in.now_us += INTERVAL_US;
+        ck_assert_int_eq(control_step(&s.st, &s.in, one, 1), 1);
+        ck_assert_int_eq(one[0].knob, CONTROL_BUSY_POLL);
+        ck_assert_int_eq(control_step(&s.st, &s.in, NULL, 0), 0);
+}
+END_TEST
+
+/* ---- advice, disabled, bad input ---- */
+
+START_TEST(test_control_drops_advise_backlog_once) {
+        Sim s;
+
+        sim_init(&s);
+        ck_assert_int_eq(sim_step(&s, 0, 0, 5), 0);
+        ck_assert_int_eq(sim_step(&s, 0, 0, 5), 0);
+        ck_assert_int_eq(sim_step(&s, 0, 0, 5), 1);
+        ck_assert_int_eq(s.last[0].kind, CONTROL_ADVICE);
+        ck_assert_int_eq(s.last[0].knob, CONTROL_NETDEV_MAX_BACKLOG);
+        ck_assert_uint_eq(s.last[0].value, 1000);
+        ck_assert_str_eq(s.last[0].reason,
+                         "backlog drops 5/s for 3 samples: netdev-max-backlog (1000) is the knob to raise");
+        ck_assert(s.st.backlog_advised);
+        sim_steps(&s, 100, 0, 0, 80);
+        ck_assert_uint_eq(s.advices, 1);
+        ck_assert_uint_eq(s.moves[CONTROL_NETDEV_MAX_BACKLOG], 0);
+}
+END_TEST
+
+START_TEST(test_control_disabled_decides_nothing) {
+        Sim s;
+
+        sim_init(&s);
+        s.cfg.enabled = false;
+        sim_steps(&s, 100, 5000, 5000, 100);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_READ] + s.moves[CONTROL_NETDEV_BUDGET] + s.advices, 0);
+
+        /* Enabled again (e.g. a pause ended with load building up): a full hold first. */
+        sim_steps(&s, 2, 5000, 0, 0);
+        s.cfg.enabled = true;
+        ck_assert_int_eq(sim_step(&s, 5000, 0, 0), 0);
+        ck_assert_int_eq(sim_step(&s, 5000, 0, 0), 0);
+        ck_assert_int_eq(sim_step(&s, 5000, 0, 0), 2);
+}
+END_TEST
+
+START_TEST(test_control_rejects_bad_input) {
+        ControlDecision out[CONTROL_DECISIONS_MAX];
+        Sim s;
+
+        sim_init(&s);
+        sim_steps(&s, 2, 3000, 0, 0);
+        s.in.now_us -= 1; /* before the previous step */
+        ck_assert_int_eq(control_step(&s.st, &s.in, out, ELEMENTSOF(out)), -EINVAL);
+        ck_assert_uint_eq(s.st.load_high, 2);
+        s.in.cfg = NULL;
+        ck_assert_int_eq(control_step(&s.st, &s.in, out, ELEMENTSOF(out)), -EINVAL);
+        s.in.cfg = &s.cfg;
+        ck_assert_int_eq(control_step(&s.st, &s.in, NULL, 1), -EINVAL);
+        ck_assert_ptr_null(control_knob_name(_CONTROL_KNOB_MAX));
+        ck_assert_str_eq(control_knob_name(CONTROL_NETDEV_BUDGET_TIME), "netdev-budget-time");
+}
+END_TEST
+
+static Suite *control_suite(void) {
+        Suite *s = suite_create("control");
+        TCase *tc;
+
+        tc = tcase_create("yield");
+        tcase_add_test(tc, test_control_step_load_yields_after_hold_and_returns_after_dwell);
+        tcase_add_test(tc, test_control_spike_shorter_than_hold_moves_nothing);
+        tcase_add_test(tc, test_control_load_flapping_at_threshold_is_held_by_hysteresis);
+        tcase_add_test(tc, test_control_load_flapping_with_hold_1_moves_once_per_dwell);
+        tcase_add_test(tc, test_control_patched_kernel_yields_by_itself);
+        tcase_add_test(tc, test_control_floor_lowers_only_knobs_above_it);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("budget");
+        tcase_add_test(tc, test_control_squeeze_burst_raises_to_cap_and_decays_to_home);
+        tcase_add_test(tc, test_control_budget_steps_clip_at_cap_and_home);
+        tcase_add_test(tc, test_control_max_zero_never_raises);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("ownership");
+        tcase_add_test(tc, test_control_manual_and_unsupported_knobs_are_never_moved);
+        tcase_add_test(tc, test_control_failed_write_is_retried_after_dwell);
+        tcase_add_test(tc, test_control_decision_that_does_not_fit_comes_next_step);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("advice_and_input");
+        tcase_add_test(tc, test_control_drops_advise_backlog_once);
+        tcase_add_test(tc, test_control_disabled_decides_nothing);
+        tcase_add_test(tc, test_control_rejects_bad_input);
+        suite_add_tcase(s, tc);
+
+        return s;
+}
+
+TU_MAIN(control_suite)

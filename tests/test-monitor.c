@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * test-monitor.c: the sampler on fixture sysroots whose files are rewritten
+ * between samples: source selection, exact rates, counters going backwards,
+ * CPUs going offline, failed reads, buffer growth, no allocation per sample,
+ * and one read-only pass over the running kernel's /proc.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "monitor.h"
+#include "testutil.h"
+
+/* Counts allocations so a test can show that sampling makes none. ASan brings its own allocator. */
+#ifndef __SANITIZE_ADDRESS__
+#define COUNT_ALLOCS 1
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t size);
+static size_t n_allocs;
+void *malloc(size_t size) {
+        n_allocs++;
+        return __libc_malloc(size);
+}
+void *calloc(size_t n, size_t size) {
+        n_allocs++;
+        return __libc_calloc(n, size);
+}
+void *realloc(void *p, size_t size) {
+        n_allocs++;
+        return __libc_realloc(p, size);
+}
+#endif
+
+/* ---- sampler on a fixture sysroot ---- */
+
+/* What a 2-CPU kernel shows; world_write() renders it as /proc and debugfs files. */
+typedef struct World {
+        bool schedstat, sched_debug, psi, cpu1_offline;
+        uint64_t procs_running;
+        uint64_t run_delay[2], nr_running[2];
+        uint64_t processed[2], dropped[2], squeeze[2];
+        uint64_t net_rx[2], net_tx[2];
+        uint64_t psi_total_us;
+} World;
+
+static char *root;
+
+static void sampler_setup(void) {
+        root = tu_mkdtemp();
+}
+
+static void sampler_teardown(void) {
+        tu_rm_rf(root);
+        free(root);
+        root = NULL;
+}
+
+static void put(const char *rel, const char *fmt, ...) _printf_(2, 3);
+static void put(const char *rel, const char *fmt, ...) {
+        _cleanup_(freep) char *s = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        ck_assert_int_ge(vasprintf(&s, fmt, ap), 0);
+        va_end(ap);
+        tu_write(root, rel, s, 0644);
+}
+
+static void world_write(const World *w) {
+        unsigned n = w->cpu1_offline ? 1 : 2;
+        char stat[512] = "cpu  10 0 10 100 0 0 0 0 0 0\n", line[256];
+        char softnet[512] = "", sched[512] = "version 16\ntimestamp 4294967296\n";
+        char dbg[1024] = "Sched Debug Version: v0.11, 6.1.0\nsysctl_sched\n  .sysctl_sched_base_slice : 3.0\n";
+
+        for (unsigned i = 0; i < n; i++) {
+                snprintf(line, sizeof(line), "cpu%u 5 0 5 50 0 0 0 0 0 0\n", i);
+                strcat(stat, line);
+                snprintf(line, sizeof(line),
+                         "%08" PRIx64 " %08" PRIx64 " %08" PRIx64
+                         " 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 %08x "
+                         "00000000 00000000\n",
+                         w->processed[i], w->dropped[i], w->squeeze[i], i);
+                strcat(softnet, line);
+                snprintf(line, sizeof(line), "cpu%u 0 0 10 5 7 3 900000 %" PRIu64 " 10\ndomain0 00000003 1 2 3\n", i,
+                         w->run_delay[i]);
+                strcat(sched, line);
+                snprintf(line, sizeof(line), "\ncpu#%u\n  .nr_running                    : %" PRIu64
+                                             "\n\ncfs_rq[%u]:/\n  .nr_running : 99\n", i, w->nr_running[i], i);
+                strcat(dbg, line);
+        }
+        snprintf(line, sizeof(line), "ctxt 1\nprocs_running %" PRIu64 "\nprocs_blocked 0\n", w->procs_running);
+        strcat(stat, line);
+        tu_write(root, "proc/stat", stat, 0644);
+        tu_write(root, "proc/net/softnet_stat", softnet, 0644);
+        put("proc/softirqs",
+            "                    CPU0       CPU1\n          HI:          0          0\n"
+            "      NET_TX: %10" PRIu64 " %10" PRIu64 "\n      NET_RX: %10" PRIu64 " %10" PRIu64 "\n",
+            w->net_tx[0], w->net_tx[1], w->net_rx[0], w->net_rx[1]);
+        if (w->schedstat)
+                tu_write(root, "proc/schedstat", sched, 0644);
+        if (w->sched_debug)
+                tu_write(root, "sys/kernel/debug/sched/debug", dbg, 0644);
+        if (w->psi)
+                put("proc/pressure/cpu",
+                    "some avg10=12.50 avg60=3.00 avg300=1.00 total=%" PRIu64
+                    "\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+                    w->psi_total_us);
+}
+
+static Monitor *monitor_on(const World *w) {
+        Monitor *m = NULL;
+
+        world_write(w);
+        ck_assert_int_eq(monitor_new(&m, root), 0);
+        return m;
+}
+
+#define MS (UINT64_C(1000000))
+
+START_TEST(test_sampler_prefers_schedstat_then_sched_debug_then_procs_running) {
+        World w = { .schedstat = true, .sched_debug = true, .procs_running = 1 };
+        _cleanup_(monitor_freep) Monitor *a = monitor_on(&w);
+        _cleanup_(monitor_freep) Monitor *b = NULL, *c = NULL, *d = NULL;
+        _cleanup_(freep) char *p = tu_join(root, "proc/schedstat");
+
+        ck_assert_str_eq(monitor_source_name(a), "schedstat");
+        ck_assert_uint_eq(monitor_n_cpus(a), 2);
+        ck_assert(!monitor_uses_psi(a));
+
+        put("proc/schedstat", "version 14\ncpu0 0 0 0 0 0 0 0 0 0\n"); /* unknown version: not trusted */
+        ck_assert_int_eq(monitor_new(&b, root), 0);
+        ck_assert_str_eq(monitor_source_name(b), "sched_debug");
+
+        ck_assert_int_eq(unlink(p), 0);
+        ck_assert_int_eq(monitor_new(&c, root), 0);
+        ck_assert_str_eq(monitor_source_name(c), "sched_debug");
+
+        put("sys/kernel/debug/sched/debug", "not sched debug\n");
+        ck_assert_int_eq(monitor_new(&d, root), 0);
+        ck_assert_int_eq(monitor_source(d), MONITOR_SOURCE_PROCS_RUNNING);
+        ck_assert_str_eq(monitor_source_name(d), "procs_running");
+}
+END_TEST
+
+START_TEST(test_sampler_uses_psi_only_when_readable) {
+        World w = { .psi = true, .procs_running = 1 };
+        _cleanup_(monitor_freep) Monitor *a = monitor_on(&w), *b = NULL;
+
+        ck_assert(monitor_uses_psi(a));
+        put("proc/pressure/cpu", "some avg10=x\n");
+        ck_assert_int_eq(monitor_new(&b, root), 0);
+        ck_assert(!monitor_uses_psi(b));
+}
+END_TEST
+
+START_TEST(test_sampler_needs_stat_softnet_and_softirqs) {
+        World w = { .procs_running = 1 };
+        Monitor *m = NULL;
+        _cleanup_(freep) char *p = tu_join(root, "proc/softirqs");
+
+        world_write(&w);
+        put("proc/net/softnet_stat", "00000001 00000002\n");
+        ck_assert_int_eq(monitor_new(&m, root), -EBADMSG);
+        world_write(&w);
+        ck_assert_int_eq(unlink(p), 0);
+        ck_assert_int_eq(monitor_new(&m, root), -ENOENT);
+        ck_assert_ptr_null(m);
+        ck_assert_int_eq(monitor_new(&m, "/nonexistent-netpolld-root"), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_sampler_rates_between_two_samples) {
+        World w = {
+                .schedstat = true, .psi = true, .procs_running = 2,
+                .run_delay = { UINT64_C(1000000000), 5 }, .processed = { 100, 0 }, .dropped = { 1, 0 },
+                .squeeze = { 2, 7 }, .net_rx = { 1000, 50 }, .net_tx = { 10, 0 }, .psi_total_us = 1000,
+        };
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+        const MonitorCpu *c0, *c1;
+
+        ck_assert_int_eq(monitor_sample(m, 1000 * MS), 0);
+        c0 = monitor_cpu(m, 0);
+        ck_assert_uint_eq(c0->runnable_milli, 0); /* a baseline has no interval */
+        ck_assert_uint_eq(c0->processed_per_sec, 0);
+        ck_assert_uint_eq(monitor_system(m)->psi_some_avg10_centi, 1250);
+
+        w.run_delay[0] += 150 * MS; /* 1.5 tasks waited on average over 100 ms */
+        w.run_delay[1] += 20 * MS;
+        w.processed[0] += 1000;
+        w.dropped[0] += 5;
+        w.squeeze[0] += 2;
+        w.squeeze[1] += 30;
+        w.net_rx[0] += 300;
+        w.net_tx[0] += 10;
+        w.psi_total_us += 50000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 1100 * MS), 1);
+
+        c0 = monitor_cpu(m, 0);
+        c1 = monitor_cpu(m, 1);
+        ck_assert(c0->online && c1->online);
+        ck_assert_uint_eq(c0->runnable_milli, 1500);
+        ck_assert_uint_eq(c1->runnable_milli, 200);
+        ck_assert_uint_eq(c0->processed_per_sec, 10000);
+        ck_assert_uint_eq(c0->drops_per_sec, 50);
+        ck_assert_uint_eq(c0->squeeze_per_sec, 20);
+        ck_assert_uint_eq(c1->squeeze_per_sec, 300);
+        ck_assert_uint_eq(c0->net_rx_per_sec, 3000);
+        ck_assert_uint_eq(c0->net_tx_per_sec, 100);
+        ck_assert_uint_eq(c1->net_rx_per_sec, 0);
+        ck_assert_uint_eq(monitor_system(m)->psi_some_milli, 500);
+        ck_assert_uint_eq(monitor_system(m)->procs_running, 2);
+        ck_assert_uint_eq(monitor_system(m)->n_online, 2);
+        ck_assert_ptr_null(monitor_cpu(m, 2));
+}
+END_TEST
+
+START_TEST(test_sampler_sched_debug_counts_waiting_tasks) {
+        World w = { .sched_debug = true, .procs_running = 5, .nr_running = { 3, 1 } };
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+
+        ck_assert_str_eq(monitor_source_name(m), "sched_debug");
+        ck_assert_int_eq(monitor_sample(m, 1 * MS), 0); /* an instant reading: valid on the baseline */
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 2000);
+        ck_assert_uint_eq(monitor_cpu(m, 1)->runnable_milli, 0);
+}
+END_TEST
+
+START_TEST(test_sampler_procs_running_spreads_over_online_cpus) {
+        World w = { .procs_running = 6 };
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+
+        ck_assert_int_eq(monitor_sample(m, 1 * MS), 0);
+        /* 6 - the sampler - one running per CPU = 3 waiting over 2 CPUs */
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 1500);
+        ck_assert_uint_eq(monitor_cpu(m, 1)->runnable_milli, 1500);
+
+        w.procs_running = 2;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 2 * MS), 1);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 0);
+
+        w.procs_running = 4;
+        w.cpu1_offline = true;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 3 * MS), 1);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 2000);
+        ck_assert(!monitor_cpu(m, 1)->online);
+        ck_assert_uint_eq(monitor_cpu(m, 1)->runnable_milli, 0);
+}
+END_TEST
+
+START_TEST(test_sampler_counter_going_backwards_gives_zero) {
+        World w = { .schedstat = true, .procs_running = 1, .run_delay = { 500 * MS, 0 },
+                    .processed = { 0xfffffff0, 0 }, .squeeze = { 40, 0 }, .net_rx = { 9000, 0 } };
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+        const MonitorCpu *c;
+
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        w.run_delay[0] = 1 * MS; /* hotplug reset */
+        w.processed[0] = 0x10;   /* 32-bit wrap */
+        w.squeeze[0] = 3;
+        w.net_rx[0] = 10;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        c = monitor_cpu(m, 0);
+        ck_assert_uint_eq(c->runnable_milli, 0);
+        ck_assert_uint_eq(c->processed_per_sec, 0);
+        ck_assert_uint_eq(c->squeeze_per_sec, 0);
+        ck_assert_uint_eq(c->net_rx_per_sec, 0);
+
+        w.processed[0] += 100; /* and counting resumes from the new value */
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->processed_per_sec, 1000);
+}
+END_TEST
+
+START_TEST(test_sampler_cpu_going_offline_and_back) {
+        World w = { .schedstat = true, .procs_running = 1, .processed = { 0, 1000 } };
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        w.cpu1_offline = true;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert(!monitor_cpu(m, 1)->online);
+        ck_assert_uint_eq(monitor_cpu(m, 1)->processed_per_sec, 0);
+
+        w.cpu1_offline = false;
+        w.processed[1] = 5000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
+        ck_assert(monitor_cpu(m, 1)->online);
+        ck_assert_uint_eq(monitor_cpu(m, 1)->processed_per_sec, 0); /* back: a new baseline only */
+
+        w.processed[1] += 10;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 400 * MS), 1);
+        ck_assert_uint_eq(monitor_cpu(m, 1)->processed_per_sec, 100);
+}
+END_TEST
+
+START_TEST(test_sampler_keeps_baseline_when_a_read_fails) {
+        World w = { .procs_running = 1, .squeeze = { 10, 0 } };
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        w.squeeze[0] = 20;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->squeeze_per_sec, 100);
+
+        put("proc/net/softnet_stat", "garbage\n");
+        ck_assert_int_eq(monitor_sample(m, 300 * MS), -EBADMSG);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->squeeze_per_sec, 100); /* last good result kept */
+
+        w.squeeze[0] = 60;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 400 * MS), 1);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->squeeze_per_sec, 200); /* 40 over the 200 ms since the good sample */
+
+        ck_assert_int_eq(monitor_sample(m, 400 * MS), -EINVAL);
+        ck_assert_int_eq(monitor_sample(m, 399 * MS), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_sampler_load_over_a_cpu_set) {
+        World w = { .schedstat = true, .procs_running = 1 };
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+        MonitorLoad l;
+        CpuSet only1;
+
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        w.run_delay[0] += 300 * MS;
+        w.run_delay[1] += 50 * MS;
+        w.squeeze[0] += 10;
+        w.squeeze[1] += 5;
+        w.dropped[1] += 1;
+        w.net_rx[1] += 100;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+
+        monitor_load(m, NULL, &l);
+        ck_assert_uint_eq(l.runnable_milli_max, 3000);
+        ck_assert_uint_eq(l.squeeze_per_sec, 150);
+        ck_assert_uint_eq(l.drops_per_sec, 10);
+        ck_assert_uint_eq(l.net_rx_per_sec, 1000);
+
+        cpuset_zero(&only1);
+        cpuset_add(&only1, 1);
+        monitor_load(m, &only1, &l);
+        ck_assert_uint_eq(l.runnable_milli_max, 500);
+        ck_assert_uint_eq(l.squeeze_per_sec, 50);
+}
+END_TEST
+
+START_TEST(test_sampler_allocates_nothing_per_sample) {
+#ifdef COUNT_ALLOCS
+        World w = { .schedstat = true, .psi = true, .procs_running = 1 };
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+        size_t before, after;
+        int failed = 0;
+
+        ck_assert_int_eq(monitor_sample(m, 1 * MS), 0);
+        /* No Check assertion inside: passing ones allocate too (they record the line reached). */
+        before = n_allocs;
+        for (uint64_t i = 2; i < 50; i++)
+                if (monitor_sample(m, i * MS) != 1)
+                        failed++;
+        after = n_allocs;
+        ck_assert_int_eq(failed, 0);
+        ck_assert_uint_eq(after - before, 0);
+#else
+        printf("SKIP test_sampler_allocates_nothing_per_sample: the sanitizer owns malloc\n");
+#endif
+}
+END_TEST
+
+START_TEST(test_sampler_follows_a_file_that_outgrows_its_buffer) {
+        World w = { .procs_running = 1 };
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+        _cleanup_(freep) char *big = NULL;
+        size_t len = 20000;
+        char *p;
+
+        ck_assert_int_eq(monitor_sample(m, 1 * MS), 0);
+        /* /proc/stat's intr line is long on machines with many IRQs. */
+        big = malloc(len + 200);
+        ck_assert_ptr_nonnull(big);
+        p = stpcpy(big, "cpu  1 2 3 4\ncpu0 1 2 3 4\ncpu1 1 2 3 4\nintr 1");
+        while ((size_t)(p - big) < len)
+                p = stpcpy(p, " 0");
+        strcpy(p, "\nprocs_running 9\n");
+        tu_write(root, "proc/stat", big, 0644);
+        ck_assert_int_eq(monitor_sample(m, 2 * MS), 1);
+        ck_assert_uint_eq(monitor_system(m)->procs_running, 9);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 3000);
+}
+END_TEST
+
+START_TEST(test_sampler_reads_the_running_kernel) {
+        /* Read-only: real /proc (and debugfs when mounted). */
+        _cleanup_(monitor_freep) Monitor *m = NULL;
+        struct timespec ts;
+        uint64_t t;
+
+        ck_assert_int_eq(monitor_new(&m, NULL), 0);
+        ck_assert_uint_ge(monitor_n_cpus(m), 1);
+        ck_assert_ptr_nonnull(monitor_source_name(m));
+        ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &ts), 0);
+        t = (uint64_t)ts.tv_sec * 1000 * MS + (uint64_t)ts.tv_nsec;
+        ck_assert_int_eq(monitor_sample(m, t), 0);
+        ck_assert_int_eq(monitor_sample(m, t + 100 * MS), 1);
+        ck_assert_uint_ge(monitor_system(m)->n_online, 1);
+        printf("running kernel: source %s, psi %s, %zu CPUs\n", monitor_source_name(m),
+               monitor_uses_psi(m) ? "yes" : "no", monitor_n_cpus(m));
+}
+END_TEST
+
+static Suite *monitor_suite(void) {
+        Suite *s = suite_create("monitor");
+        TCase *tc;
+
+        tc = tcase_create("sampler");
+        tcase_add_checked_fixture(tc, sampler_setup, sampler_teardown);
+        tcase_add_test(tc, test_sampler_prefers_schedstat_then_sched_debug_then_procs_running);
+        tcase_add_test(tc, test_sampler_uses_psi_only_when_readable);
+        tcase_add_test(tc, test_sampler_needs_stat_softnet_and_softirqs);
+        tcase_add_test(tc, test_sampler_rates_between_two_samples);
+        tcase_add_test(tc, test_sampler_sched_debug_counts_waiting_tasks);
+        tcase_add_test(tc, test_sampler_procs_running_spreads_over_online_cpus);
+        tcase_add_test(tc, test_sampler_counter_going_backwards_gives_zero);
+        tcase_add_test(tc, test_sampler_cpu_going_offline_and_back);
+        tcase_add_test(tc, test_sampler_keeps_baseline_when_a_read_fails);
+        tcase_add_test(tc, test_sampler_load_over_a_cpu_set);
+        tcase_add_test(tc, test_sampler_allocates_nothing_per_sample);
+        tcase_add_test(tc, test_sampler_follows_a_file_that_outgrows_its_buffer);
+        tcase_add_test(tc, test_sampler_reads_the_running_kernel);
+        suite_add_tcase(s, tc);
+
+        return s;
+}
+
+TU_MAIN(monitor_suite)
