@@ -135,6 +135,8 @@ int profile_find(const char *name_or_path, char *const *dirs, char **ret_path);
  * *ret_errors lists every problem (strv, caller frees).
  */
 int profile_load(Profile **ret, const char *name_or_path, char *const *dirs, char ***ret_errors);
+/* A profile with the built-in defaults and nothing else: no name, file, knobs or settings. */
+int profile_new(Profile **ret);
 Profile *profile_free(Profile *p);
 static inline void profile_freep(Profile **p) {
         if (*p)
@@ -156,3 +158,7 @@ bool rollback_from_string(const char *s, Rollback *ret);
 
 /* A time in the largest unit that divides it exactly: "100ms", "1s", "50us", "0us". Returns buf. */
 char *policy_format_usec(char *buf, size_t size, uint64_t usec);
+
+/* Internal, for profile.c: the key table of profile files (conf-parser.h), defined in policy.c. */
+struct FileSpec;
+extern const struct FileSpec profile_file_spec;
