@@ -13,6 +13,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "adapt.h"
 #include "log.h"
 #include "strv.h"
 
@@ -81,7 +82,7 @@ void bus_emit_state_changed(sd_bus *bus) {
 }
 
 static void notify_status(Manager *m) {
-        sd_notifyf(false, "STATUS=Profile %s, %s mode%s", m->profile ? m->profile->name : "(none)", manager_mode(m),
+        sd_notifyf(false, "STATUS=Profile %s, %s mode%s", m->profile ? m->profile->name : "(none)", adapter_mode(m->adapter),
                    manager_dry_run(m) ? ", dry run" : "");
 }
 
@@ -90,6 +91,8 @@ int bus_reload(sd_bus *bus, Manager *m, char **ret_message) {
 
         sd_notify(false, "RELOADING=1\nSTATUS=Reloading configuration");
         r = manager_reload(m, ret_message);
+        if (r >= 0)
+                (void)adapter_update(m->adapter);
         if (r < 0)
                 log_error("reload refused, the running configuration stays in force:\n%s",
                           strempty(*ret_message));
@@ -356,6 +359,7 @@ static int method_set_profile(sd_bus_message *message, void *userdata, sd_bus_er
         r = manager_switch_profile(m, name, &msg);
         if (r < 0)
                 return bus_error_from_manager(error, r, msg);
+        (void)adapter_update(m->adapter);
         log_info("switched to profile %s (%s)", m->profile->name, m->profile->path);
         bus_emit_state_changed(sd_bus_message_get_bus(message));
         notify_status(m);
@@ -376,6 +380,70 @@ static int method_reload(sd_bus_message *message, void *userdata, sd_bus_error *
         return sd_bus_reply_method_return(message, NULL);
 }
 
+static int method_set_mode(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *mode;
+        int r;
+
+        r = check_privileged(message, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(message, "s", &mode);
+        if (r < 0)
+                return r;
+        if (!streq(mode, "paused") && !streq(mode, "adaptive"))
+                return sd_bus_error_setf(error, BUS_ERROR_INVALID_VALUE,
+                                         "invalid mode '%s': expected paused or adaptive", mode);
+        r = adapter_set_paused(m->adapter, streq(mode, "paused"));
+        if (r == -ENOTSUP)
+                return sd_bus_error_setf(error, BUS_ERROR_INVALID_VALUE,
+                                         "profile %s does not enable adaptation ([adaptive] enabled = no), "
+                                         "or CPU statistics cannot be read: there is nothing to %s",
+                                         m->profile->name, streq(mode, "paused") ? "pause" : "resume");
+        if (r < 0)
+                return r;
+        sd_bus_emit_properties_changed(sd_bus_message_get_bus(message), BUS_PATH, BUS_INTERFACE, "Mode", NULL);
+        notify_status(m);
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+static int method_get_load(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Manager *m = userdata;
+        const Monitor *mon;
+        int r;
+
+        r = adapter_load(m->adapter, &mon);
+        if (r == -ENODEV)
+                return sd_bus_error_setf(error, BUS_ERROR_FAILED,
+                                         "CPU and softnet statistics cannot be read below %s", m->sysroot);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "sb", monitor_source_name(mon), monitor_uses_psi(mon));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(utttttt)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < monitor_n_cpus(mon); i++) {
+                const MonitorCpu *c = monitor_cpu(mon, i);
+                if (!c || !c->online)
+                        continue;
+                r = sd_bus_message_append(reply, "(utttttt)", (uint32_t)i, c->runnable_milli, c->net_rx_per_sec,
+                                          c->net_tx_per_sec, c->processed_per_sec, c->squeeze_per_sec,
+                                          c->drops_per_sec);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 static int property_get_string(sd_bus *bus, const char *path, const char *interface, const char *property,
                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
@@ -388,17 +456,28 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
         else if (streq(property, "ActiveProfilePath"))
                 s = m->profile ? m->profile->path : "";
         else if (streq(property, "Mode"))
-                s = manager_mode(m);
+                s = adapter_mode(m->adapter);
         else if (streq(property, "StateDir"))
                 s = manager_state_dir(m);
         else if (streq(property, "Sysroot"))
                 s = m->sysroot;
+        else if (streq(property, "RunqueueSource")) {
+                const Monitor *mon;
+                s = adapter_load(m->adapter, &mon) >= 0 ? monitor_source_name(mon) : "";
+        }
         return sd_bus_message_append(reply, "s", s);
 }
 
 static int property_get_dry_run(sd_bus *bus, const char *path, const char *interface, const char *property,
                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         return sd_bus_message_append(reply, "b", manager_dry_run(userdata));
+}
+
+static int property_get_pressure(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const Monitor *mon;
+        return sd_bus_message_append(reply, "b", adapter_load(m->adapter, &mon) >= 0 && monitor_uses_psi(mon));
 }
 
 static int property_get_interval(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -420,6 +499,8 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("Interval", "t", property_get_interval, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("StateDir", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Sysroot", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("RunqueueSource", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Pressure", "b", property_get_pressure, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 
         SD_BUS_METHOD_WITH_ARGS("ListKnobs", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssssbss)", knobs),
                                 method_list_knobs, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -439,6 +520,10 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("SetProfile", SD_BUS_ARGS("s", name), SD_BUS_NO_RESULT, method_set_profile,
                                 PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, PRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetMode", SD_BUS_ARGS("s", mode), SD_BUS_NO_RESULT, method_set_mode, PRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetLoad", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("s", source, "b", psi, "a(utttttt)", cpus), method_get_load,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
 
         SD_BUS_SIGNAL_WITH_ARGS("KnobChanged", SD_BUS_ARGS("s", name, "s", old, "s", new, "s", reason), 0),
         SD_BUS_VTABLE_END,

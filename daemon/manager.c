@@ -149,7 +149,7 @@ static int unsupported_message(const KnobRef *ref, int r, char **ret_message) {
  * origin, change report. Returns 0 or a MANAGER_E_* error with a message.
  */
 static int write_knob(Manager *m, KnobState *k, const KnobValue *v, KnobOrigin origin, const char *reason,
-                      char **ret_message) {
+                      const char *why, char **ret_message) {
         _cleanup_(freep) char *name = ref_name(&k->ref), *old = NULL, *want = NULL, *now = NULL;
         KnobValue cur, readback;
         int r;
@@ -166,7 +166,7 @@ static int write_knob(Manager *m, KnobState *k, const KnobValue *v, KnobOrigin o
                 return -ENOMEM;
 
         if (manager_dry_run(m)) {
-                log_info("dry-run: would set %s from %s to %s (%s)", name, old ?: "(unreadable)", want, reason);
+                log_info("dry-run: would set %s from %s to %s (%s)", name, old ?: "(unreadable)", want, why ?: reason);
                 return 0;
         }
 
@@ -196,7 +196,7 @@ static int write_knob(Manager *m, KnobState *k, const KnobValue *v, KnobOrigin o
 
         k->origin = origin;
         k->owned = true;
-        log_info("%s: %s -> %s (%s)", name, old ?: "?", strempty(now), reason);
+        log_info("%s: %s -> %s (%s)", name, old ?: "?", strempty(now), why ?: reason);
         report_change(m, k, old, now, reason);
         return 0;
 }
@@ -255,7 +255,7 @@ static void apply_profile(Manager *m, bool switching) {
                 }
                 if (k->origin == ORIGIN_MANUAL && !switching)
                         continue;
-                r = write_knob(m, k, &pk->value, ORIGIN_PROFILE, "profile", &msg);
+                r = write_knob(m, k, &pk->value, ORIGIN_PROFILE, "profile", NULL, &msg);
                 if (r == -MANAGER_E_UNSUPPORTED || r == -MANAGER_E_NO_DEVICE)
                         log_notice("%s, skipping it", msg);
                 else if (r < 0)
@@ -425,7 +425,7 @@ int manager_set_knobs(Manager *m, char *const *pairs, char ***ret_values, char *
                 s->before_owned = k->owned;
                 s->before_last = k->last;
 
-                r = write_knob(m, k, &s->value, ORIGIN_MANUAL, "manual", ret_message);
+                r = write_knob(m, k, &s->value, ORIGIN_MANUAL, "manual", NULL, ret_message);
                 if (r < 0) {
                         /* Put back what this call already changed, newest first. */
                         while (i-- > 0) {
@@ -444,7 +444,7 @@ int manager_set_knobs(Manager *m, char *const *pairs, char ***ret_values, char *
                                         uk->origin = u->before_origin;
                                         continue;
                                 }
-                                (void)write_knob(m, uk, &u->before, u->before_origin, "reset", &ignored);
+                                (void)write_knob(m, uk, &u->before, u->before_origin, "reset", NULL, &ignored);
                                 uk->owned = u->before_owned;
                                 uk->last = u->before_last;
                         }
@@ -484,7 +484,7 @@ int manager_reset_knob(Manager *m, const char *name, char **ret_value, char **re
 
         const ProfileKnob *pk = m->profile ? profile_get_knob(m->profile, &ref) : NULL;
         if (pk) {
-                r = write_knob(m, k, &pk->value, ORIGIN_PROFILE, "reset", ret_message);
+                r = write_knob(m, k, &pk->value, ORIGIN_PROFILE, "reset", NULL, ret_message);
                 if (r < 0)
                         return r;
         } else if (k->origin == ORIGIN_EXTERNAL) {
@@ -618,7 +618,23 @@ int manager_switch_profile(Manager *m, const char *name, char **ret_message) {
         return 0;
 }
 
-const char *manager_mode(const Manager *m) {
-        /* Adaptation is not implemented yet: every profile is applied statically. */
-        return "static";
+int manager_adapt(Manager *m, const char *name, uint64_t value, const char *why) {
+        _cleanup_(freep) char *msg = NULL;
+        KnobRef ref = { .desc = knob_find(name) };
+        KnobValue v = { .num = value };
+        KnobState *k;
+        int r;
+
+        if (!ref.desc)
+                return -ENOENT;
+        k = manager_knob_state(m, &ref);
+        if (!k)
+                return -ENOMEM;
+        /* What a person set, or changed outside netpolld, is theirs. */
+        if (k->origin == ORIGIN_MANUAL || k->origin == ORIGIN_EXTERNAL)
+                return 0;
+        r = write_knob(m, k, &v, ORIGIN_ADAPTIVE, "adaptive", why, &msg);
+        if (r < 0)
+                log_warning("%s, ignoring", msg ?: strerror(-r));
+        return r;
 }

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "journal.h"
 #include "knob.h"
@@ -46,6 +47,7 @@ typedef struct KnobState {
 } KnobState;
 
 typedef struct Manager Manager;
+typedef struct Adapter Adapter;
 
 /* Called for every change of a knob's value (old/new formatted with units). */
 typedef void (*manager_change_fn)(Manager *m, const char *name, const char *old, const char *new,
@@ -78,6 +80,8 @@ struct Manager {
 
         manager_change_fn on_change;
         void *userdata;
+
+        Adapter *adapter; /* the adaptive loop (adapt.h), owned by main */
 };
 
 int manager_new(Manager **ret, const ManagerOptions *o);
@@ -135,8 +139,12 @@ int manager_reload(Manager *m, char **ret_message);
 int manager_switch_profile(Manager *m, const char *name, char **ret_message);
 /* The profile name asked for at run time or on the command line, NULL for the config's. */
 const char *manager_profile_request(const Manager *m);
-/* "adaptive", "static" or "paused". */
-const char *manager_mode(const Manager *m);
+/*
+ * A change decided by the adaptive controller (origin "adaptive", KnobChanged
+ * reason "adaptive", why in the log). Knobs a person set or changed outside
+ * netpolld are left alone (returns 0 without writing).
+ */
+int manager_adapt(Manager *m, const char *name, uint64_t value, const char *why);
 
 /* On stop: restores every recorded original (rollback auto) or forgets them (not-on-exit). */
 int manager_stop(Manager *m);

@@ -14,6 +14,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
+#include "adapt.h"
 #include "bus.h"
 #include "caps.h"
 #include "check-config.h"
@@ -196,6 +197,7 @@ static int run(void) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_(adapter_freep) Adapter *adapter = NULL;
         _cleanup_(config_freep) DaemonConfig *config = NULL;
         _cleanup_(profile_freep) Profile *profile = NULL;
         _cleanup_(strv_freep) char **errors = NULL;
@@ -260,6 +262,14 @@ static int run(void) {
         if (r < 0)
                 return log_error_errno(r, "%s", msg ?: strerror(-r));
 
+        r = adapter_new(&adapter, m, event);
+        if (r < 0)
+                return log_error_errno(r, "cannot set up adaptation: %m");
+        m->adapter = adapter;
+        r = adapter_update(adapter);
+        if (r < 0)
+                return log_error_errno(r, "cannot start adaptation: %m");
+
         r = sd_event_add_time_relative(event, NULL, CLOCK_MONOTONIC, OWNERSHIP_CHECK_USEC, 0, on_ownership_timer,
                                        &ctx);
         if (r < 0)
@@ -267,7 +277,7 @@ static int run(void) {
 
         log_info("running with profile %s (%s)%s", m->profile->name, m->profile->path,
                  manager_dry_run(m) ? " in dry-run mode" : "");
-        sd_notifyf(false, "READY=1\nSTATUS=Profile %s, %s mode%s", m->profile->name, manager_mode(m),
+        sd_notifyf(false, "READY=1\nSTATUS=Profile %s, %s mode%s", m->profile->name, adapter_mode(adapter),
                    manager_dry_run(m) ? ", dry run" : "");
 
         r = sd_event_loop(event);

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * adapt.c: glue between the monitor, the pure controller and the manager.
+ * Nothing here decides; it gathers input, calls control_step() and applies.
+ */
+#include "adapt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "control.h"
+#include "log.h"
+
+struct Adapter {
+        Manager *manager;
+        sd_event *event;
+        sd_event_source *timer;
+        Monitor *monitor;
+        int monitor_error;
+        ControlState state;
+        bool paused;
+        bool running;
+        /* Where a knob the profile does not set returns to: its value before netpolld moved it. */
+        uint64_t home[_CONTROL_KNOB_MAX];
+};
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata);
+
+int adapter_new(Adapter **ret, Manager *m, sd_event *event) {
+        Adapter *a = calloc(1, sizeof(Adapter));
+        if (!a)
+                return -ENOMEM;
+        a->manager = m;
+        a->event = sd_event_ref(event);
+        control_state_init(&a->state);
+        a->monitor_error = monitor_new(&a->monitor, m->sysroot);
+        if (a->monitor_error < 0)
+                log_warning_errno(a->monitor_error,
+                                  "cannot sample CPU and softnet statistics below %s: %m; adaptation is off",
+                                  m->sysroot);
+        else
+                log_info("run-queue depth from %s%s", monitor_source_name(a->monitor),
+                         monitor_uses_psi(a->monitor) ? ", CPU pressure from PSI" : "");
+        *ret = a;
+        return 0;
+}
+
+Adapter *adapter_free(Adapter *a) {
+        if (!a)
+                return NULL;
+        sd_event_source_disable_unref(a->timer);
+        sd_event_unref(a->event);
+        monitor_free(a->monitor);
+        free(a);
+        return NULL;
+}
+
+static bool profile_adapts(const Adapter *a) {
+        const Profile *p = a->manager->profile;
+        return p && p->adaptive.enabled && a->monitor;
+}
+
+const char *adapter_mode(const Adapter *a) {
+        if (!profile_adapts(a))
+                return "static";
+        return a->paused ? "paused" : "adaptive";
+}
+
+static uint64_t interval_us(const Adapter *a) {
+        return a->manager->config ? a->manager->config->interval_us : DEFAULT_INTERVAL_USEC;
+}
+
+int adapter_update(Adapter *a) {
+        bool run = profile_adapts(a) && !a->paused;
+        int r;
+
+        control_state_init(&a->state);
+        for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
+                a->home[k] = UINT64_MAX;
+        if (!run) {
+                a->running = false;
+                return a->timer ? sd_event_source_set_enabled(a->timer, SD_EVENT_OFF) : 0;
+        }
+        if (!a->timer) {
+                r = sd_event_add_time_relative(a->event, &a->timer, CLOCK_MONOTONIC, interval_us(a), 0, on_tick, a);
+                if (r < 0)
+                        return r;
+        } else {
+                r = sd_event_source_set_time_relative(a->timer, interval_us(a));
+                if (r < 0)
+                        return r;
+                r = sd_event_source_set_enabled(a->timer, SD_EVENT_ONESHOT);
+                if (r < 0)
+                        return r;
+        }
+        a->running = true;
+        return 0;
+}
+
+int adapter_set_paused(Adapter *a, bool paused) {
+        if (!profile_adapts(a))
+                return -ENOTSUP;
+        if (a->paused == paused)
+                return 0;
+        a->paused = paused;
+        log_info("adaptation %s", paused ? "paused: values stay as they are" : "resumed");
+        return adapter_update(a);
+}
+
+int adapter_load(Adapter *a, const Monitor **ret) {
+        int r;
+
+        if (!a->monitor)
+                return -ENODEV;
+        if (!a->running) {
+                r = monitor_sample(a->monitor, now_ns());
+                if (r < 0 && r != -EINVAL)
+                        return r;
+        }
+        *ret = a->monitor;
+        return 0;
+}
+
+/* The controller's view of one knob: support, whether it may move it, where it is and where home is. */
+static void knob_input(Adapter *a, ControlKnob k, ControlKnobInput *in) {
+        Manager *m = a->manager;
+        KnobRef ref = { .desc = knob_find(control_knob_name(k)) };
+        KnobState *st = ref.desc ? manager_knob_state(m, &ref) : NULL;
+        const ProfileKnob *pk;
+        KnobValue v;
+
+        *in = (ControlKnobInput){};
+        if (!st || knob_read(&ref, m->sysroot, &v) < 0)
+                return; /* unsupported or unreadable: the controller leaves it alone */
+        in->supported = true;
+        in->current = v.num;
+        in->movable = st->origin == ORIGIN_DEFAULT || st->origin == ORIGIN_PROFILE || st->origin == ORIGIN_ADAPTIVE;
+
+        pk = profile_get_knob(m->profile, &ref);
+        if (pk)
+                in->home = pk->value.num;
+        else {
+                /* Not in the profile: home is what it was before adaptation first moved it. */
+                if (st->origin != ORIGIN_ADAPTIVE || a->home[k] == UINT64_MAX)
+                        a->home[k] = v.num;
+                in->home = a->home[k];
+        }
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        Adapter *a = userdata;
+        ControlDecision out[CONTROL_DECISIONS_MAX];
+        ControlInput in = { .cfg = &a->manager->profile->adaptive };
+        MonitorLoad load;
+        uint64_t t = now_ns();
+        int r, n;
+
+        r = sd_event_source_set_time_relative(s, interval_us(a));
+        if (r >= 0)
+                r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        if (r < 0)
+                return log_error_errno(r, "cannot re-arm the sampling timer: %m");
+
+        r = monitor_sample(a->monitor, t);
+        if (r <= 0) {
+                if (r < 0)
+                        log_debug_errno(r, "sampling failed: %m, ignoring");
+                return 0;
+        }
+        monitor_load(a->monitor, NULL, &load);
+
+        in.now_us = t / 1000;
+        in.runnable_milli = load.runnable_milli_max;
+        /*
+         * procs_running is one system-wide count: a crowded CPU next to an idle
+         * one averages out. PSI's "some" share (time some task waited for a CPU)
+         * sees it, so it stands in as the busiest CPU's depth, capped at 1.0.
+         */
+        if (monitor_source(a->monitor) == MONITOR_SOURCE_PROCS_RUNNING && monitor_uses_psi(a->monitor))
+                in.runnable_milli = MAX(in.runnable_milli, monitor_system(a->monitor)->psi_some_milli);
+        in.squeeze_per_sec = load.squeeze_per_sec;
+        in.drops_per_sec = load.drops_per_sec;
+        for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
+                knob_input(a, (ControlKnob)k, &in.knobs[k]);
+
+        n = control_step(&a->state, &in, out, ELEMENTSOF(out));
+        if (n < 0)
+                return log_error_errno(n, "controller refused its input: %m");
+        for (int i = 0; i < n; i++) {
+                const char *name = control_knob_name(out[i].knob);
+                if (out[i].kind == CONTROL_ADVICE) {
+                        log_notice("%s", out[i].reason);
+                        continue;
+                }
+                (void)manager_adapt(a->manager, name, out[i].value, out[i].reason);
+        }
+        return 0;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * adapt.h: the adaptive loop. Each interval it samples the monitor, hands the
+ * load and the knobs' state to the pure controller, and applies its decisions
+ * through the manager (origin "adaptive", never a knob a person set). It owns
+ * the sampling timer, the controller state and the paused flag.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <systemd/sd-event.h>
+
+#include "manager.h"
+#include "monitor.h"
+
+typedef struct Adapter Adapter;
+
+int adapter_new(Adapter **ret, Manager *m, sd_event *event);
+Adapter *adapter_free(Adapter *a);
+static inline void adapter_freep(Adapter **a) {
+        if (*a)
+                adapter_free(*a);
+}
+
+/*
+ * Follows the manager's active profile: starts sampling when its [adaptive]
+ * section is enabled (and not paused), stops otherwise, and starts the
+ * controller afresh. Call after every profile apply or reload.
+ */
+int adapter_update(Adapter *a);
+
+/* Stops (true) or resumes (false) moving knobs; values stay as they are. -ENOTSUP when the profile does not adapt. */
+int adapter_set_paused(Adapter *a, bool paused);
+
+/* "adaptive", "static" or "paused". */
+const char *adapter_mode(const Adapter *a);
+
+/*
+ * The monitor with the latest rates: the last interval's when adapting, else
+ * a sample taken now (rates since the previous call; zeros the first time).
+ * -ENODEV when the monitor could not start (its reason was logged).
+ */
+int adapter_load(Adapter *a, const Monitor **ret);
