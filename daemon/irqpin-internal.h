@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * irqpin-internal.h: the state irqpin.c (devices, events, steering),
+ * irqpin-steer.c (one device's discovery and writes) and irqpin-napi.c
+ * (per-NAPI knobs) share. Not for other modules: irqpin.h is the contract.
+ */
+#pragma once
+
+#include <net/if.h>
+
+#include <netlink/cache.h>
+
+#include "cpuset.h"
+#include "irqpin.h"
+#include "netdev-genl.h"
+#include "placement.h"
+#include "steer.h"
+
+/* One row: a queue, or an rx/tx pair served by one vector. */
+typedef struct Slot {
+        QueueKind kind;
+        unsigned index;
+        uint32_t napi_id;
+        int irq;
+        IrqState state;
+        bool external;         /* someone else changed a file of ours: hands off */
+        unsigned attempts;     /* refused IRQ writes so far (retry limit) */
+        bool planned;
+        QueuePlan plan;
+        /* What netpolld wrote and expects to find (ownership, never fight). */
+        bool owned[3];         /* by SteerFile */
+        CpuSet last[3];
+} Slot;
+
+typedef struct Device {
+        int ifindex;
+        char name[IF_NAMESIZE];
+        unsigned flags;        /* IFF_* from the link cache */
+        bool managed;          /* matches the [irq] devices */
+        Slot *slots;
+        size_t n_slots;
+} Device;
+
+typedef struct NapiOriginal {
+        char *netns;           /* NULL: our own */
+        uint32_t napi_id;
+        NapiKnob knob;
+        uint64_t value;
+} NapiOriginal;
+
+struct IrqPin {
+        sd_event *event;
+        char *sysroot;
+        Journal *journal;
+
+        struct nl_cache_mngr *mngr;
+        struct nl_cache *links;
+        sd_event_source *io;
+        sd_event_source *retry;
+        bool dirty;            /* link events since the last pass */
+
+        NetdevGenl *genl;      /* NULL when the kernel has no netdev family */
+        int genl_family;
+
+        bool have_cfg;
+        IrqConfig cfg;         /* deep copy (devices) */
+        bool dry_run;
+        int irqbalance_pid;
+
+        CpuTopology topo;
+        bool have_topo;
+
+        Device *devices;
+        size_t n_devices;
+
+        NapiOriginal *napi;
+        size_t n_napi;
+};
+
+#define IRQPIN_RETRY_USEC (5 * UINT64_C(1000000))
+#define IRQPIN_RETRY_MAX 12
+
+/* irqpin-steer.c */
+/* Finds the device's queues, NAPI instances, IRQs and NUMA node; replaces d->slots (keeping states of queues that stay). */
+int irqpin_discover(IrqPin *p, Device *d, int *ret_numa_node);
+/* Plans and applies (or, dry run, only plans) one device; offset as in PlacementDevice. */
+int irqpin_steer_device(IrqPin *p, Device *d, unsigned offset);
+/* Applies slots in state retrying again; true when some still wait. */
+bool irqpin_steer_retry(IrqPin *p, Device *d);
+/* Marks owned files changed by someone else as external and drops their journal entries. */
+void irqpin_check_external(IrqPin *p, Device *d);
+/* Gives a device's journaled files their originals back and forgets ownership. */
+void irqpin_hand_back(IrqPin *p, Device *d);
+/* Drops a vanished device's journal entries: its files are gone and its IRQ numbers may be reused. */
+void irqpin_forget_files(IrqPin *p, Device *d);
+/* Moves a renamed device's journaled queue files to their new paths (before d->name changes). */
+void irqpin_rename_files(IrqPin *p, Device *d, const char *new_name);
+/* The label and path of a slot's file; false when the slot has no such file. */
+bool irqpin_slot_file(const Device *d, const Slot *s, SteerFile f, char **ret_path, char *label, size_t size);

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * irqpin-list.c: ListIrqs rows. Queues, NAPI instances and IRQs are looked
+ * up afresh (a veth gets its NAPI instance only when GRO is switched on);
+ * the values shown are what the kernel holds, or in a dry run the plan.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "irqpin-internal.h"
+#include "log.h"
+#include "steer.h"
+
+/* What the file holds as a CPU list; "" when it has none or cannot be read. */
+static char *read_list(IrqPin *p, const Device *d, const Slot *s, SteerFile f) {
+        _cleanup_(freep) char *path = NULL;
+        char label[64];
+        CpuSet set;
+
+        if (!irqpin_slot_file(d, s, f, &path, label, sizeof(label)) || steer_read(p->sysroot, f, path, &set) < 0)
+                return strdup("");
+        return cpuset_format_list(&set);
+}
+
+static char *plan_list(const CpuSet *set) {
+        return cpuset_format_list(set);
+}
+
+static int fill_row(IrqPin *p, const Device *d, const Slot *s, IrqRow *row) {
+        bool plan = d->managed && s->planned;
+        bool rx = s->kind != QUEUE_TX, tx = s->kind != QUEUE_RX;
+        CpuSet one;
+
+        cpuset_zero(&one);
+        cpuset_add(&one, s->plan.cpu);
+        *row = (IrqRow){ .napi_id = s->napi_id, .irq = s->irq };
+        row->device = strdup(d->name);
+        if (asprintf(&row->queue, "%s-%u", queue_kind_to_string(s->kind), s->index) < 0)
+                row->queue = NULL;
+        /* Without an IRQ the plan's CPU is what XPS follows: show it rather than nothing. */
+        if (plan && (p->dry_run || s->irq < 0))
+                row->cpus = plan_list(&one);
+        else
+                row->cpus = s->irq >= 0 ? read_list(p, d, s, STEER_IRQ) : strdup("");
+        if (!rx)
+                row->rps = strdup("");
+        else if (plan && p->dry_run && s->plan.set_rps)
+                row->rps = plan_list(&s->plan.rps);
+        else
+                row->rps = read_list(p, d, s, STEER_RPS);
+        if (!tx)
+                row->xps = strdup("");
+        else if (plan && p->dry_run && s->plan.set_xps)
+                row->xps = plan_list(&s->plan.xps);
+        else
+                row->xps = read_list(p, d, s, STEER_XPS);
+        row->state = strdup(irq_state_to_string(d->managed ? s->state : IRQ_STATE_UNMANAGED));
+        if (!row->device || !row->queue || !row->cpus || !row->rps || !row->xps || !row->state)
+                return -ENOMEM;
+        return 0;
+}
+
+int irqpin_list(IrqPin *p, IrqRow **ret, size_t *ret_n) {
+        IrqRow *rows = NULL;
+        size_t n = 0;
+        int r = 0;
+
+        if (!p || !ret || !ret_n)
+                return -EINVAL;
+        p->irqbalance_pid = irqbalance_running(p->sysroot);
+        for (size_t i = 0; r >= 0 && i < p->n_devices; i++) {
+                Device *d = &p->devices[i];
+                IrqRow *a;
+
+                if (d->flags & IFF_LOOPBACK)
+                        continue;
+                r = irqpin_discover(p, d, NULL);
+                if (r < 0) {
+                        log_debug_errno(r, "%s: cannot list its queues: %m", d->name);
+                        r = 0;
+                        continue;
+                }
+                if (d->managed && !p->dry_run)
+                        irqpin_check_external(p, d);
+                a = reallocarray(rows, n + d->n_slots + 1, sizeof(IrqRow));
+                if (!a) {
+                        r = -ENOMEM;
+                        break;
+                }
+                rows = a;
+                for (size_t j = 0; r >= 0 && j < d->n_slots; j++)
+                        r = fill_row(p, d, &d->slots[j], &rows[n++]);
+        }
+        if (r < 0) {
+                irq_rows_free(rows, n);
+                return r;
+        }
+        *ret = rows;
+        *ret_n = n;
+        return 0;
+}
+
+int irq_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n) {
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "(ssuissss)");
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = sd_bus_message_append(m, "(ssuissss)", rows[i].device, rows[i].queue, rows[i].napi_id,
+                                          rows[i].irq, rows[i].cpus, rows[i].rps, rows[i].xps, rows[i].state);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        return r;
+}

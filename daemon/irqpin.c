@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * irqpin.c: the IrqPin object: the link cache manager on the event loop,
+ * the device list it keeps, applying the policy to all devices (and again
+ * when devices appear or change), the retry timer, and ListIrqs rows.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/route/link.h>
+
+#include "irqpin-internal.h"
+#include "log.h"
+#include "nl-util.h"
+#include "steer.h"
+#include "strv.h"
+#include "topology.h"
+
+static const char *const state_names[_IRQ_STATE_MAX] = {
+        [IRQ_STATE_UNMANAGED] = "unmanaged",
+        [IRQ_STATE_PLANNED] = "planned",
+        [IRQ_STATE_APPLIED] = "applied",
+        [IRQ_STATE_KERNEL_MANAGED] = "kernel-managed",
+        [IRQ_STATE_IRQBALANCE] = "irqbalance",
+        [IRQ_STATE_RETRYING] = "retrying",
+        [IRQ_STATE_EXTERNAL] = "external",
+        [IRQ_STATE_FAILED] = "failed",
+};
+
+const char *irq_state_to_string(IrqState s) {
+        return s < _IRQ_STATE_MAX ? state_names[s] : NULL;
+}
+
+void irq_rows_free(IrqRow *rows, size_t n) {
+        for (size_t i = 0; rows && i < n; i++) {
+                free(rows[i].device);
+                free(rows[i].queue);
+                free(rows[i].cpus);
+                free(rows[i].rps);
+                free(rows[i].xps);
+                free(rows[i].state);
+        }
+        free(rows);
+}
+
+/* ---- device list ----------------------------------------------------------- */
+
+static Device *device_find(IrqPin *p, int ifindex) {
+        for (size_t i = 0; i < p->n_devices; i++)
+                if (p->devices[i].ifindex == ifindex)
+                        return &p->devices[i];
+        return NULL;
+}
+
+static bool device_matches(const IrqPin *p, const Device *d) {
+        if (!p->have_cfg || (d->flags & IFF_LOOPBACK))
+                return false;
+        for (char **pat = p->cfg.devices; pat && *pat; pat++)
+                if (fnmatch(*pat, d->name, 0) == 0)
+                        return true;
+        return false;
+}
+
+/* Adds or updates the device of a link object; keeps the list sorted by ifindex. */
+static int device_update(IrqPin *p, struct rtnl_link *link, Device **ret) {
+        int ifindex = rtnl_link_get_ifindex(link);
+        const char *name = rtnl_link_get_name(link);
+        Device *d = device_find(p, ifindex);
+
+        if (ifindex <= 0 || !name || strlen(name) >= IF_NAMESIZE)
+                return -EINVAL;
+        if (!d) {
+                size_t at = 0;
+                Device *a = reallocarray(p->devices, p->n_devices + 1, sizeof(Device));
+                if (!a)
+                        return -ENOMEM;
+                p->devices = a;
+                while (at < p->n_devices && p->devices[at].ifindex < ifindex)
+                        at++;
+                memmove(p->devices + at + 1, p->devices + at, (p->n_devices - at) * sizeof(Device));
+                p->n_devices++;
+                d = &p->devices[at];
+                *d = (Device){ .ifindex = ifindex };
+        }
+        if (d->managed && d->name[0] && !streq(d->name, name)) {
+                log_info("%s: renamed to %s", d->name, name);
+                irqpin_rename_files(p, d, name);
+        }
+        strcpy(d->name, name);
+        d->flags = rtnl_link_get_flags(link);
+        if (ret)
+                *ret = d;
+        return 0;
+}
+
+static void device_remove(IrqPin *p, Device *d) {
+        size_t i = (size_t)(d - p->devices);
+
+        /* Its files went with it, and its IRQ numbers may go to another device. */
+        irqpin_forget_files(p, d);
+        free(d->slots);
+        memmove(p->devices + i, p->devices + i + 1, (p->n_devices - i - 1) * sizeof(Device));
+        p->n_devices--;
+}
+
+/* ---- applying ---------------------------------------------------------------- */
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata);
+
+static void arm_retry(IrqPin *p) {
+        int r;
+
+        if (p->retry) {
+                r = sd_event_source_set_time_relative(p->retry, IRQPIN_RETRY_USEC);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(p->retry, SD_EVENT_ONESHOT);
+        } else
+                r = sd_event_add_time_relative(p->event, &p->retry, CLOCK_MONOTONIC, IRQPIN_RETRY_USEC, 0,
+                                               on_retry, p);
+        if (r < 0)
+                log_warning_errno(r, "cannot arm the IRQ retry timer: %m, ignoring");
+}
+
+static bool any_retrying(const IrqPin *p) {
+        for (size_t i = 0; i < p->n_devices; i++)
+                for (size_t j = 0; j < p->devices[i].n_slots; j++)
+                        if (p->devices[i].slots[j].state == IRQ_STATE_RETRYING)
+                                return true;
+        return false;
+}
+
+static int refresh_host(IrqPin *p) {
+        const char *reason = NULL;
+        CpuTopology t;
+        int pid, r;
+
+        r = topology_read(p->sysroot, &t, &reason);
+        if (r < 0)
+                return log_error_errno(r, "cannot read the CPU topology%s%s: %m", reason ? ": " : "",
+                                       strempty(reason));
+        topology_done(&p->topo);
+        p->topo = t;
+        p->have_topo = true;
+
+        pid = irqbalance_running(p->sysroot);
+        if (pid > 0 && pid != p->irqbalance_pid)
+                log_warning("irqbalance is running (pid %d): it moves IRQs and would undo netpolld's placement; "
+                            "stop it or give it --banirq for the steered IRQs", pid);
+        p->irqbalance_pid = pid;
+        return 0;
+}
+
+/* Brings every device in line with the policy: steers matching ones, hands back the others. */
+static int apply_all(IrqPin *p) {
+        unsigned offset = 0;
+        int r;
+
+        if (p->have_cfg) {
+                r = refresh_host(p);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < p->n_devices; i++) {
+                Device *d = &p->devices[i];
+                bool match = device_matches(p, d);
+
+                if (!match) {
+                        if (d->managed)
+                                irqpin_hand_back(p, d);
+                        d->managed = false;
+                        continue;
+                }
+                if (!d->managed)
+                        log_info("%s: steering its queues (%s)", d->name, p->dry_run ? "dry run" : "applying");
+                d->managed = true;
+                r = irqpin_steer_device(p, d, offset);
+                if (r > 0)
+                        offset += (unsigned)r;
+        }
+        if (any_retrying(p))
+                arm_retry(p);
+        return 0;
+}
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        IrqPin *p = userdata;
+        bool waiting = false;
+
+        for (size_t i = 0; i < p->n_devices; i++)
+                if (p->devices[i].managed) {
+                        irqpin_check_external(p, &p->devices[i]);
+                        waiting = irqpin_steer_retry(p, &p->devices[i]) || waiting;
+                }
+        if (waiting)
+                arm_retry(p);
+        return 0;
+}
+
+static void config_done(IrqConfig *c) {
+        strv_free(c->devices);
+        *c = (IrqConfig){};
+}
+
+int irqpin_apply(IrqPin *p, const IrqConfig *cfg, bool dry_run) {
+        IrqConfig copy = {};
+        CpuSet usable;
+        const char *reason = NULL;
+        int r;
+
+        if (!p)
+                return -EINVAL;
+        if (cfg && cfg->devices) {
+                /* Refuse a policy that cannot place anything before touching what runs. */
+                r = refresh_host(p);
+                if (r < 0)
+                        return r;
+                r = placement_usable(cfg, &p->topo, &usable, &reason);
+                if (r < 0)
+                        return log_error_errno(r, "[irq]: %s; IRQ steering unchanged", reason);
+                copy = *cfg;
+                copy.devices = strv_copy(cfg->devices);
+                if (!copy.devices)
+                        return log_oom();
+        }
+        if (p->dry_run != dry_run)
+                /* Switching between planning and writing: start from the kernel's state. */
+                for (size_t i = 0; i < p->n_devices; i++)
+                        if (p->devices[i].managed) {
+                                irqpin_hand_back(p, &p->devices[i]);
+                                p->devices[i].managed = false;
+                        }
+        config_done(&p->cfg);
+        p->cfg = copy;
+        p->have_cfg = copy.devices != NULL;
+        p->dry_run = dry_run;
+        if (!p->have_cfg)
+                log_debug("IRQ steering off (no [irq] devices)");
+        return apply_all(p);
+}
+
+int irqpin_reset(IrqPin *p, const char *device) {
+        if (!p)
+                return -EINVAL;
+        for (size_t i = 0; i < p->n_devices; i++) {
+                Device *d = &p->devices[i];
+                if (device && !streq(device, d->name))
+                        continue;
+                for (size_t j = 0; j < d->n_slots; j++)
+                        if (d->slots[j].external) {
+                                d->slots[j].external = false;
+                                d->slots[j].state = IRQ_STATE_UNMANAGED;
+                        }
+        }
+        return apply_all(p);
+}
+
+bool irqpin_irqbalance_running(const IrqPin *p) {
+        return p && p->irqbalance_pid > 0;
+}
+
+/* ---- link events ---------------------------------------------------------------- */
+
+static void on_link(struct nl_cache *cache, struct nl_object *obj, int action, void *userdata) {
+        IrqPin *p = userdata;
+        struct rtnl_link *link = (struct rtnl_link *)obj;
+        Device *d = device_find(p, rtnl_link_get_ifindex(link));
+        int r;
+
+        switch (action) {
+        case NL_ACT_DEL:
+                if (d) {
+                        log_debug("%s: removed%s", d->name, d->managed ? ", forgetting its steering" : "");
+                        device_remove(p, d);
+                }
+                return;
+        case NL_ACT_NEW:
+        case NL_ACT_CHANGE:
+                r = device_update(p, link, &d);
+                if (r < 0) {
+                        log_warning_errno(r, "cannot follow link %d: %m, ignoring", rtnl_link_get_ifindex(link));
+                        return;
+                }
+                log_debug("%s: %s (ifindex %d)", d->name, action == NL_ACT_NEW ? "appeared" : "changed", d->ifindex);
+                /* New, renamed, up or down: any of these can change what the policy says or what the device has. */
+                p->dirty = true;
+                return;
+        default:
+                return;
+        }
+}
+
+static int sync_devices(IrqPin *p) {
+        for (struct nl_object *o = nl_cache_get_first(p->links); o; o = nl_cache_get_next(o)) {
+                int r = device_update(p, (struct rtnl_link *)o, NULL);
+                if (r == -ENOMEM)
+                        return r;
+        }
+        /* Devices the cache no longer has went while we were not listening. */
+        for (size_t i = p->n_devices; i-- > 0;) {
+                struct rtnl_link *l = rtnl_link_get(p->links, p->devices[i].ifindex);
+                if (l)
+                        rtnl_link_put(l);
+                else
+                        device_remove(p, &p->devices[i]);
+        }
+        return 0;
+}
+
+static int on_netlink(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        IrqPin *p = userdata;
+        int r;
+
+        p->dirty = false;
+        r = errno_from_nl(nl_cache_mngr_data_ready(p->mngr));
+        if (r >= 0) {
+                /* One pass for the whole batch of events. */
+                if (p->dirty)
+                        (void)apply_all(p);
+                return 0;
+        }
+        /* Events overflowed (ENOBUFS) or the socket broke: read the whole table again. */
+        log_warning_errno(r, "lost link events (%m); resynchronising the device list");
+        _cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
+        r = nl_socket_open_in(NULL, NETLINK_ROUTE, &sk);
+        if (r >= 0)
+                r = errno_from_nl(nl_cache_refill(sk, p->links));
+        if (r >= 0)
+                r = sync_devices(p);
+        if (r < 0)
+                return log_error_errno(r, "cannot resynchronise the device list: %m");
+        (void)apply_all(p);
+        return 0;
+}
+
+/* ---- object ---------------------------------------------------------------------- */
+
+int irqpin_new(IrqPin **ret, sd_event *event, const char *sysroot, Journal *journal) {
+        _cleanup_(irqpin_freep) IrqPin *p = NULL;
+        int r;
+
+        if (!ret || !event)
+                return -EINVAL;
+        p = calloc(1, sizeof(IrqPin));
+        if (!p)
+                return -ENOMEM;
+        p->event = sd_event_ref(event);
+        p->journal = journal;
+        p->sysroot = strdup(sysroot ?: "/");
+        if (!p->sysroot)
+                return -ENOMEM;
+
+        r = errno_from_nl(nl_cache_mngr_alloc(NULL, NETLINK_ROUTE, 0, &p->mngr));
+        if (r < 0)
+                return r;
+        r = errno_from_nl(nl_cache_mngr_add(p->mngr, "route/link", on_link, p, &p->links));
+        if (r < 0)
+                return r;
+        r = sync_devices(p);
+        if (r < 0)
+                return r;
+        r = sd_event_add_io(event, &p->io, nl_cache_mngr_get_fd(p->mngr), EPOLLIN, on_netlink, p);
+        if (r < 0)
+                return r;
+
+        r = netdev_genl_open(&p->genl, NULL, 0);
+        if (r == -EOPNOTSUPP)
+                log_info("this kernel has no netdev netlink family: queue IRQs come from /proc/interrupts names");
+        else if (r < 0)
+                log_warning_errno(r, "cannot use the netdev netlink family (%m); queue IRQs come from "
+                                     "/proc/interrupts names");
+        else
+                p->genl_family = netdev_genl_family(p->genl);
+
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+IrqPin *irqpin_free(IrqPin *p) {
+        if (!p)
+                return NULL;
+        sd_event_source_disable_unref(p->io);
+        sd_event_source_disable_unref(p->retry);
+        if (p->mngr)
+                nl_cache_mngr_free(p->mngr); /* frees the caches it manages */
+        netdev_genl_free(p->genl);
+        sd_event_unref(p->event);
+        for (size_t i = 0; i < p->n_devices; i++)
+                free(p->devices[i].slots);
+        free(p->devices);
+        for (size_t i = 0; i < p->n_napi; i++)
+                free(p->napi[i].netns);
+        free(p->napi);
+        topology_done(&p->topo);
+        config_done(&p->cfg);
+        free(p->sysroot);
+        free(p);
+        return NULL;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * irqpin.h: IRQ and queue steering of network devices, the daemon-facing
+ * side. It follows the devices of netpolld's network namespace through an
+ * rtnetlink link cache whose socket is an sd-event source (a new device
+ * gets the policy, a removed one is forgotten; no polling), maps each
+ * queue to its NAPI instance and IRQ (netdev generic netlink, else
+ * /proc/interrupts names), places them (placement.h) and writes IRQ
+ * affinity and RPS/XPS masks with read-back. Every file's original goes
+ * into the daemon's restore journal before the first write, so the
+ * daemon's stop and crash replay restore them with everything else.
+ *
+ * It also sets per-NAPI knobs (napi.h) with napi-set, in another network
+ * namespace when asked to.
+ *
+ * irqpin logs device events and what it changes (it runs at the daemon's
+ * edge); its functions still return negative errno on failure.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "journal.h"
+#include "napi.h"
+#include "policy.h"
+
+typedef struct IrqPin IrqPin;
+
+typedef enum IrqState {
+        IRQ_STATE_UNMANAGED,      /* no [irq] policy covers the device */
+        IRQ_STATE_PLANNED,        /* dry run: the plan is shown, nothing written */
+        IRQ_STATE_APPLIED,        /* the kernel holds the plan */
+        IRQ_STATE_KERNEL_MANAGED, /* the kernel places this IRQ itself (EIO); RPS/XPS applied */
+        IRQ_STATE_IRQBALANCE,     /* applied, but irqbalance runs and moves IRQs: it would undo this */
+        IRQ_STATE_RETRYING,       /* the kernel refused for now (EBUSY, EINVAL, ...); a timer tries again */
+        IRQ_STATE_EXTERNAL,       /* changed behind netpolld's back: left alone */
+        IRQ_STATE_FAILED,
+        _IRQ_STATE_MAX,
+} IrqState;
+
+/* "unmanaged", "planned", "applied", "kernel-managed", "irqbalance", "retrying", "external", "failed". */
+const char *irq_state_to_string(IrqState s);
+
+/* One row of ListIrqs (D-Bus a(ssuissss)). The strings belong to the row. */
+typedef struct IrqRow {
+        char *device;
+        char *queue;      /* "rx-0", "tx-0", or "combined-0" for a vector serving both */
+        uint32_t napi_id; /* 0: no NAPI instance */
+        int32_t irq;      /* -1: no IRQ of its own (virtual devices) */
+        char *cpus;       /* the IRQ's affinity; without an IRQ, or in a dry run, the planned CPU; "" unknown */
+        char *rps;        /* rx-N's RPS CPUs ("none" when off); "" for a tx queue */
+        char *xps;        /* tx-N's XPS CPUs; "" for an rx queue */
+        char *state;      /* irq_state_to_string() */
+} IrqRow;
+
+void irq_rows_free(IrqRow *rows, size_t n);
+
+/* The D-Bus type of ListIrqs' reply, and the rows appended to a message in it. */
+#define IRQ_ROWS_SIGNATURE "a(ssuissss)"
+int irq_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n);
+
+/*
+ * Starts following network devices: the link cache and its sd-event I/O
+ * source, the netdev family (resolved once; absent on old kernels, then
+ * /proc/interrupts names are used), a retry timer. sysroot: below which
+ * /proc and /sys are read and written (NULL: "/"). journal: where originals
+ * are recorded (NULL: nowhere, e.g. tests); it must outlive p. Nothing is
+ * written until irqpin_apply().
+ */
+int irqpin_new(IrqPin **ret, sd_event *event, const char *sysroot, Journal *journal);
+IrqPin *irqpin_free(IrqPin *p);
+static inline void irqpin_freep(IrqPin **p) {
+        if (*p)
+                irqpin_free(*p);
+}
+
+/*
+ * (Re)applies cfg (copied) to every matching device now and to devices that
+ * appear or come up later. cfg NULL or without devices turns steering off:
+ * devices steered before get their journaled originals back. Devices that
+ * no longer match are handed back the same way. dry_run: compute and show
+ * the plan (ListIrqs state "planned"), write nothing. -EINVAL when cfg
+ * leaves no CPU to use (logged, nothing changed).
+ */
+int irqpin_apply(IrqPin *p, const IrqConfig *cfg, bool dry_run);
+
+/*
+ * Takes back the queues marked external (changed behind netpolld's back;
+ * device NULL: every device) and applies the policy to them again.
+ */
+int irqpin_reset(IrqPin *p, const char *device);
+
+/* Rows for ListIrqs: every device but loopback, by ifindex, queues in order; caller frees with irq_rows_free(). */
+int irqpin_list(IrqPin *p, IrqRow **ret, size_t *ret_n);
+
+/* Whether an irqbalance process runs (checked on each apply and list); it would move steered IRQs. */
+bool irqpin_irqbalance_running(const IrqPin *p);
+
+/*
+ * Per-NAPI knobs. netns: NULL for netpolld's own network namespace, else a
+ * namespace file ("/run/netns/NAME"); the kernel only accepts napi-set from
+ * the device's own namespace, so a socket is opened there. The NAPI instance
+ * is ref->napi_id (checked to belong to ref->device) or the one serving the
+ * queue ref->kind/ref->index.
+ *
+ * irqpin_napi_set records the instance's original value before its first
+ * change (irqpin_napi_restore puts them back), sets it, and reads it back:
+ * 0 when the kernel holds value; -EDOM when it holds *ret_readback instead;
+ * -EOPNOTSUPP when the kernel lacks napi-set (before 6.13) or this knob;
+ * -ENODEV for an unknown device; -ENOENT when the queue has no NAPI
+ * instance or the instance is not the device's. *ret_napi_id (when not
+ * NULL) says which instance was meant.
+ */
+int irqpin_napi_set(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t value, uint64_t *ret_readback,
+                    uint32_t *ret_napi_id);
+int irqpin_napi_get(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t *ret_value, uint32_t *ret_napi_id);
+
+/*
+ * Puts back every per-NAPI value irqpin_napi_set changed (on stop; instances
+ * that are gone count as restored). Returns the number that failed. The
+ * journal cannot hold these (they are not files), so after a crash they stay.
+ */
+int irqpin_napi_restore(IrqPin *p);
+/* Whether netpolld changed this per-NAPI knob (and so restores it on stop). */
+bool irqpin_napi_changed(IrqPin *p, const char *netns, uint32_t napi_id, NapiKnob knob);

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * napi.c: per-NAPI knob names and references.
+ */
+#include "napi.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "macro.h"
+#include "sysroot.h"
+#include "units.h"
+
+/* irq-suspend-timeout has no sysfs file, so no catalog entry: the same shape here. */
+static const KnobDesc irq_suspend_timeout = {
+        "irq-suspend-timeout", KNOB_DEVICE, NULL, KNOB_TIME, 1, "ns", 0, INT64_MAX, NULL,
+        "nanoseconds interrupts stay suspended while an application's epoll busy-polls the NAPI instance",
+};
+
+static const char *const names[_NAPI_KNOB_MAX] = {
+        [NAPI_KNOB_DEFER_HARD_IRQS] = "napi-defer-hard-irqs",
+        [NAPI_KNOB_GRO_FLUSH_TIMEOUT] = "gro-flush-timeout",
+        [NAPI_KNOB_IRQ_SUSPEND_TIMEOUT] = "irq-suspend-timeout",
+};
+
+const char *napi_knob_to_string(NapiKnob k) {
+        return k < _NAPI_KNOB_MAX ? names[k] : NULL;
+}
+
+int napi_knob_from_string(const char *s, NapiKnob *ret) {
+        for (NapiKnob k = 0; s && k < _NAPI_KNOB_MAX; k++)
+                if (streq(s, names[k])) {
+                        *ret = k;
+                        return 0;
+                }
+        return -ENOENT;
+}
+
+const KnobDesc *napi_knob_desc(NapiKnob k) {
+        /* The device-wide knobs of the same name carry the same type and range. */
+        if (k == NAPI_KNOB_IRQ_SUSPEND_TIMEOUT)
+                return &irq_suspend_timeout;
+        return k < _NAPI_KNOB_MAX ? knob_find(names[k]) : NULL;
+}
+
+static int fail(const char **ret_reason, const char *reason, int r) {
+        if (ret_reason)
+                *ret_reason = reason;
+        return r;
+}
+
+int napi_ref_parse(const char *s, NapiRef *ret, const char **ret_reason) {
+        const char *at, *colon, *inst;
+        char knob[32];
+        NapiRef r = {};
+
+        if (!s)
+                return fail(ret_reason, "empty reference", -EINVAL);
+        at = strchr(s, '@');
+        if (!at || (size_t)(at - s) >= sizeof(knob))
+                return fail(ret_reason, "expected KNOB@DEVICE:napi-ID or KNOB@DEVICE:rx-N", -EINVAL);
+        memcpy(knob, s, (size_t)(at - s));
+        knob[at - s] = 0;
+        if (napi_knob_from_string(knob, &r.knob) < 0)
+                return fail(ret_reason,
+                            "unknown per-NAPI knob; expected napi-defer-hard-irqs, gro-flush-timeout or irq-suspend-timeout",
+                            -ENOENT);
+
+        colon = strrchr(at + 1, ':');
+        if (!colon)
+                return fail(ret_reason, "expected :napi-ID or :rx-N after the device", -EINVAL);
+        if ((size_t)(colon - at - 1) >= sizeof(r.device))
+                return fail(ret_reason, "invalid interface name", -EINVAL);
+        memcpy(r.device, at + 1, (size_t)(colon - at - 1));
+        if (!ifname_valid(r.device))
+                return fail(ret_reason, "invalid interface name", -EINVAL);
+
+        inst = colon + 1;
+        if (startswith(inst, "napi-")) {
+                uint64_t id;
+                if (parse_u64_range(inst + 5, 1, UINT32_MAX, &id, NULL) < 0)
+                        return fail(ret_reason, "expected a NAPI id (a number from 1) after napi-", -EINVAL);
+                r.napi_id = (uint32_t)id;
+        } else if (queue_name_parse(inst, &r.kind, &r.index) < 0 || r.kind == QUEUE_COMBINED)
+                return fail(ret_reason, "expected napi-ID, rx-N or tx-N after the device", -EINVAL);
+
+        *ret = r;
+        return 0;
+}
+
+char *napi_ref_format(const NapiRef *r, char *buf, size_t size) {
+        if (r->napi_id)
+                snprintf(buf, size, "%s@%s:napi-%" PRIu32, strempty(napi_knob_to_string(r->knob)), r->device,
+                         r->napi_id);
+        else
+                snprintf(buf, size, "%s@%s:%s-%u", strempty(napi_knob_to_string(r->knob)), r->device,
+                         strempty(queue_kind_to_string(r->kind)), r->index);
+        return buf;
+}

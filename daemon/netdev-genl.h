@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * netdev-genl.h: a client of the kernel's "netdev" generic netlink family
+ * (Documentation/netlink/specs/netdev.yaml): which NAPI instance serves each
+ * queue (queue-get), each NAPI instance's IRQ and settings (napi-get), and
+ * changing them (napi-set, kernel 6.13+). Synchronous requests on a
+ * blocking socket; no logging. Errors are negative errno: -EOPNOTSUPP when
+ * the kernel lacks the family or the operation, -ENOENT for an unknown NAPI
+ * instance (also one of another network namespace), -ENODEV for an unknown
+ * ifindex.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "interrupts.h"
+#include "napi.h"
+
+typedef struct NetdevGenl NetdevGenl;
+
+/*
+ * A socket in the network namespace netns (NULL: ours; see
+ * nl_socket_open_in()). family: the family id from an earlier
+ * netdev_genl_family() (ids are the same in every namespace), or 0 to
+ * resolve it with genl_ctrl_resolve.
+ */
+int netdev_genl_open(NetdevGenl **ret, const char *netns, int family);
+NetdevGenl *netdev_genl_free(NetdevGenl *g);
+static inline void netdev_genl_freep(NetdevGenl **g) {
+        if (*g)
+                netdev_genl_free(*g);
+}
+int netdev_genl_family(const NetdevGenl *g);
+
+/* The ifindex of an interface in the socket's namespace (rtnetlink); -ENODEV when there is none. */
+int netdev_genl_ifindex(NetdevGenl *g, const char *ifname);
+
+typedef struct NetdevQueue {
+        QueueKind kind; /* QUEUE_RX or QUEUE_TX */
+        unsigned id;
+        uint32_t napi_id; /* 0: no NAPI instance */
+} NetdevQueue;
+
+/*
+ * The queues of an interface that is up (a down one has none here), rx
+ * first; caller frees. Drivers that do not link queues to NAPI instances
+ * (veth) but have one instance per rx queue get them paired in id order.
+ */
+int netdev_genl_queues(NetdevGenl *g, int ifindex, NetdevQueue **ret, size_t *ret_n);
+/* The NAPI instance of one queue, 0 when it has none. */
+int netdev_genl_queue_napi(NetdevGenl *g, int ifindex, QueueKind kind, unsigned id, uint32_t *ret);
+
+typedef struct NapiInfo {
+        uint32_t id;
+        int ifindex;
+        int irq;                 /* -1: no IRQ */
+        int pid;                 /* threaded NAPI's kthread, -1: none */
+        bool has[_NAPI_KNOB_MAX];
+        uint64_t value[_NAPI_KNOB_MAX];
+} NapiInfo;
+
+/* Every NAPI instance of an interface that is up; caller frees. */
+int netdev_genl_napis(NetdevGenl *g, int ifindex, NapiInfo **ret, size_t *ret_n);
+int netdev_genl_napi_get(NetdevGenl *g, uint32_t napi_id, NapiInfo *ret);
+int netdev_genl_napi_set(NetdevGenl *g, uint32_t napi_id, NapiKnob knob, uint64_t value);
