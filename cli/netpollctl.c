@@ -17,6 +17,7 @@
 
 bool arg_json = false;
 bool arg_all = false;
+bool arg_once = false;
 static bool arg_help = false;
 static const char *arg_bus_address = NULL;
 
@@ -58,10 +59,28 @@ static const Verb verbs[] = {
           "\"profile\" alone is \"profile list\" (the active profile is marked '*');\n"
           "\"show\" prints a profile resolved with its includes; \"set\" switches to it\n"
           "(needs root or CAP_NET_ADMIN)." },
-        { "monitor", 0, 0, verb_monitor, "monitor",
-          "Follow knob changes as they happen.\n\n"
-          "Prints the knob table, then one line per change, until interrupted or\n"
-          "until netpolld leaves the bus." },
+        { "irq", 0, 0, verb_irq, "irq",
+          "Show IRQ and queue steering of every network device.\n\n"
+          "One row per queue: DEVICE, QUEUE (rx-N, tx-N, or combined-N for one vector\n"
+          "serving both), its NAPI instance, its IRQ, the IRQ's CPUs, the RPS and XPS\n"
+          "CPUs and the STATE: applied, planned (dry run), kernel-managed (the kernel\n"
+          "places the IRQ itself), irqbalance (irqbalance runs and moves IRQs),\n"
+          "retrying, external (changed behind netpolld's back, left alone), failed,\n"
+          "or unmanaged (no [irq] policy for the device)." },
+        { "monitor", 0, 0, verb_monitor, "monitor [--once]",
+          "Watch per-CPU load and knob changes as they happen.\n\n"
+          "On a terminal: a screen refreshed every second with the runnable depth,\n"
+          "NET_RX/s, squeeze/s and drops/s per CPU, the knobs and the last changes.\n"
+          "Otherwise, or with --json: the knob table (not with --json), then one line\n"
+          "per change. Runs until interrupted or until netpolld leaves the bus.\n"
+          "--once prints one screen without terminal codes (JSON with --json) and exits." },
+        { "pause", 0, 0, verb_pause, "pause",
+          "Pause adaptation: the controller stops moving knobs.\n\n"
+          "Values stay as they are until \"resume\". Needs root or CAP_NET_ADMIN." },
+        { "resume", 0, 0, verb_resume, "resume",
+          "Resume adaptation after \"pause\".\n\n"
+          "Refused when the active profile does not enable adaptation.\n"
+          "Needs root or CAP_NET_ADMIN." },
         { "reload", 0, 0, verb_reload, "reload",
           "Re-read netpolld.conf and the active profile.\n\n"
           "Like SIGHUP. An invalid file is refused and the running configuration\n"
@@ -128,7 +147,7 @@ static const struct {
         { "org.netpolld1.Error.InvalidValue", CTL_REJECTED, NULL, false },
         { "org.netpolld1.Error.UnknownProfile", CTL_REJECTED, NULL, false },
         { SD_BUS_ERROR_ACCESS_DENIED, CTL_FAILED,
-          "permission denied: changing knobs needs root or CAP_NET_ADMIN", false },
+          "permission denied: this command needs root or CAP_NET_ADMIN", false },
         { SD_BUS_ERROR_SERVICE_UNKNOWN, CTL_FAILED, NULL, true },
         { SD_BUS_ERROR_NAME_HAS_NO_OWNER, CTL_FAILED, NULL, true },
 };
@@ -228,6 +247,7 @@ static int parse_argv(int argc, char **argv) {
                 ARG_BUS_ADDRESS,
                 ARG_VERSION,
                 ARG_ALL,
+                ARG_ONCE,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -235,6 +255,7 @@ static int parse_argv(int argc, char **argv) {
                 { "json", no_argument, NULL, ARG_JSON },
                 { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
                 { "all", no_argument, NULL, ARG_ALL },
+                { "once", no_argument, NULL, ARG_ONCE },
                 {}
         };
         const char *e;
@@ -262,6 +283,9 @@ static int parse_argv(int argc, char **argv) {
                         break;
                 case ARG_ALL:
                         arg_all = true;
+                        break;
+                case ARG_ONCE:
+                        arg_once = true;
                         break;
                 case ':':
                         ctl_usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -330,6 +354,8 @@ static CtlStatus run(int argc, char **argv) {
         n_args = (unsigned) (argc - optind - 1);
         if (arg_all && !streq(v->name, "reset"))
                 s = ctl_usage_error("--all only applies to reset");
+        else if (arg_once && !streq(v->name, "monitor"))
+                s = ctl_usage_error("--once only applies to monitor");
         else if (n_args < v->min_args)
                 s = ctl_usage_error("%s needs %s%u argument%s", v->name,
                                     v->max_args != v->min_args ? "at least " : "",

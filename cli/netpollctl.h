@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <systemd/sd-bus.h>
 
+#include "bus-types.h"
 #include "macro.h"
 
 #define NETPOLLD_BUS_NAME "org.netpolld1"
@@ -20,6 +21,7 @@
 
 extern bool arg_json;
 extern bool arg_all;
+extern bool arg_once;
 
 /* What a verb reports. Messages are printed where the failure is understood. */
 typedef enum CtlStatus {
@@ -51,20 +53,23 @@ int ctl_bad_reply(sd_bus_error *error, int r, const char *method);
 /* Makes the array *p (of size-byte elements, *allocated of them) hold at least need; 0 or -ENOMEM. */
 int ctl_grow(void **p, size_t *allocated, size_t need, size_t size);
 
-/* One entry of ListKnobs; the strings belong to the reply message. */
-typedef struct KnobInfo {
-        const char *name;
-        const char *value;
-        const char *unit;
-        const char *origin;
-        bool supported;
-        const char *patch;
-        const char *summary;
-} KnobInfo;
-
 /* Calls ListKnobs. *ret_knobs (free()) borrows strings from *ret_reply (unref). */
 int ctl_list_knobs(sd_bus *bus, sd_bus_error *error, sd_bus_message **ret_reply,
                    KnobInfo **ret_knobs, size_t *ret_n);
+/* Reads a ListKnobs reply; *ret_knobs (free()) borrows strings from reply. r < 0 on a bad reply. */
+int ctl_parse_knobs(sd_bus_message *reply, KnobInfo **ret_knobs, size_t *ret_n);
+
+/* Calls Properties.GetAll on the Manager; *ret borrows strings from *ret_reply (unref). */
+int ctl_get_properties(sd_bus *bus, sd_bus_error *error, sd_bus_message **ret_reply, Properties *ret);
+/* Reads a GetAll reply; unknown properties are skipped, a known one of another type is -EBADMSG. */
+int ctl_parse_properties(sd_bus_message *reply, Properties *ret);
+
+/* Calls GetLoad; *ret borrows the source from *ret_reply (unref) and owns its cpus (load_info_done()). */
+int ctl_get_load(sd_bus *bus, sd_bus_error *error, sd_bus_message **ret_reply, LoadInfo *ret);
+/* Reads a GetLoad reply. r < 0 on a bad reply. */
+int ctl_parse_load(sd_bus_message *reply, LoadInfo *ret);
+/* Frees what a LoadInfo owns; it is empty afterwards. */
+void load_info_done(LoadInfo *l);
 
 /* "yes", "needs PATCH" or "no": the KERNEL column of list. */
 const char *ctl_kernel_column(const KnobInfo *k, char *buf, size_t size);
@@ -96,3 +101,6 @@ CtlStatus verb_reset(int argc, char **argv);
 CtlStatus verb_profile(int argc, char **argv);
 CtlStatus verb_reload(int argc, char **argv);
 CtlStatus verb_monitor(int argc, char **argv);
+CtlStatus verb_irq(int argc, char **argv);
+CtlStatus verb_pause(int argc, char **argv);
+CtlStatus verb_resume(int argc, char **argv);

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * verb-monitor.c: netpollctl monitor: follows netpolld's KnobChanged signal
- * and prints one line per change (text, or one compact JSON object per
- * line) until SIGINT/SIGTERM, or until netpolld leaves the bus.
+ * verb-monitor.c: netpollctl monitor: picks the form (the live screen on a
+ * terminal, one screen with --once, else the change stream), and the change
+ * stream itself: follows netpolld's KnobChanged signal and prints one line
+ * per change (text, or one compact JSON object per line) until
+ * SIGINT/SIGTERM, or until netpolld leaves the bus. Also the loop set-up and
+ * subscriptions all forms share (monitor.h).
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include <systemd/sd-event.h>
+#include <unistd.h>
 
+#include "monitor.h"
 #include "netpollctl.h"
 
 /* The signal carries no timestamp, so the time of arrival is the best we have. */
@@ -59,57 +63,67 @@ static int print_change(const char *name, const char *old, const char *new, cons
         return 0;
 }
 
+static void before_message(MonitorHooks *h) {
+        if (h->before_message)
+                h->before_message(h->userdata);
+}
+
 static int on_knob_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        sd_event *event = userdata;
+        MonitorHooks *h = userdata;
         const char *name, *old, *new, *reason;
         int r;
 
         r = sd_bus_message_read(m, "ssss", &name, &old, &new, &reason);
         if (r < 0) {
-                fprintf(stderr, "netpollctl: malformed KnobChanged signal: %s, ignoring\n", strerror(-r));
+                /* Not fatal, but on the live screen a message would land in the middle of it. */
+                if (!h->before_message)
+                        fprintf(stderr, "netpollctl: malformed KnobChanged signal: %s, ignoring\n", strerror(-r));
                 return 0;
         }
 
-        r = print_change(name, old, new, reason);
+        r = h->change(h->userdata, name, old, new, reason);
         if (r < 0) {
-                fprintf(stderr, "netpollctl: cannot print a knob change: %s\n", strerror(-r));
-                return sd_event_exit(event, CTL_FAILED);
+                before_message(h);
+                fprintf(stderr, "netpollctl: cannot show a knob change: %s\n", strerror(-r));
+                return sd_event_exit(h->event, CTL_FAILED);
         }
         return 0;
 }
 
 static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        sd_event *event = userdata;
+        MonitorHooks *h = userdata;
         const char *name, *old_owner, *new_owner;
 
         if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || new_owner[0])
                 return 0;
 
+        before_message(h);
         fprintf(stderr, "netpollctl: netpolld left %s (stopped or crashed)\n", ctl_bus_description());
-        return sd_event_exit(event, CTL_FAILED);
+        return sd_event_exit(h->event, CTL_FAILED);
 }
 
 /* sd-bus delivers the loss of the connection as a local Disconnected signal. */
 static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        sd_event *event = userdata;
+        MonitorHooks *h = userdata;
 
         if (!sd_bus_message_is_signal(m, "org.freedesktop.DBus.Local", "Disconnected"))
                 return 0;
 
+        before_message(h);
         fprintf(stderr, "netpollctl: lost the connection to %s\n", ctl_bus_description());
-        return sd_event_exit(event, CTL_FAILED);
+        return sd_event_exit(h->event, CTL_FAILED);
 }
 
 /* Subscribes before looking at the daemon, so that no change falls between the two. */
-static int subscribe(sd_bus *bus, sd_event *event, sd_bus_error *error) {
+int monitor_subscribe(sd_bus *bus, MonitorHooks *h, sd_bus_error *error) {
         int r;
 
-        r = sd_bus_add_filter(bus, NULL, on_message, event);
+        r = sd_bus_add_filter(bus, NULL, on_message, h);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "cannot watch the connection: %s", strerror(-r));
 
         r = sd_bus_match_signal(bus, NULL, NETPOLLD_BUS_NAME, NETPOLLD_OBJECT_PATH, NETPOLLD_INTERFACE,
-                                "KnobChanged", on_knob_changed, event);
+                                "KnobChanged", on_knob_changed, h);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "cannot subscribe to KnobChanged: %s", strerror(-r));
 
@@ -117,16 +131,14 @@ static int subscribe(sd_bus *bus, sd_event *event, sd_bus_error *error) {
                              "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                              "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
                              "arg0='" NETPOLLD_BUS_NAME "'",
-                             on_name_owner_changed, event);
+                             on_name_owner_changed, h);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "cannot watch netpolld's bus name: %s", strerror(-r));
         return 0;
 }
 
-CtlStatus verb_monitor(int argc, char **argv) {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+CtlStatus monitor_open(sd_event **ret_event, sd_bus **ret_bus) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
-        /* Declared after event: the bus is closed (and leaves the loop) before the loop goes. */
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         sigset_t mask;
         int r;
@@ -152,7 +164,30 @@ CtlStatus verb_monitor(int argc, char **argv) {
         if (r < 0)
                 return ctl_failed(r, "cannot attach the bus to the event loop");
 
-        r = subscribe(bus, event, &error);
+        *ret_event = TAKE_PTR(event);
+        *ret_bus = TAKE_PTR(bus);
+        return CTL_OK;
+}
+
+static int stream_change(void *userdata, const char *name, const char *old, const char *new, const char *reason) {
+        return print_change(name, old, new, reason);
+}
+
+static CtlStatus monitor_stream(void) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        /* Declared after event: the bus is closed (and leaves the loop) before the loop goes. */
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        MonitorHooks hooks = { .change = stream_change };
+        CtlStatus s;
+        int r;
+
+        s = monitor_open(&event, &bus);
+        if (s != CTL_OK)
+                return s;
+        hooks.event = event;
+
+        r = monitor_subscribe(bus, &hooks, &error);
         if (r < 0)
                 return ctl_bus_failed(&error, r);
 
@@ -181,4 +216,13 @@ CtlStatus verb_monitor(int argc, char **argv) {
         if (r < 0)
                 return ctl_failed(r, "event loop failed");
         return (CtlStatus) r;
+}
+
+CtlStatus verb_monitor(int argc, char **argv) {
+        if (arg_once)
+                return monitor_once();
+        /* A person watching gets the screen; pipes and --json keep the line-per-change stream. */
+        if (!arg_json && isatty(STDOUT_FILENO))
+                return monitor_live();
+        return monitor_stream();
 }

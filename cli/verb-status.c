@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * verb-status.c: netpollctl status: the daemon's properties (one GetAll
- * call) and a summary of ListKnobs: how many knobs come from which origin
- * and which knobs this kernel lacks.
+ * call: profile, mode with the runnable-depth source and PSI use, ...) and a
+ * summary of ListKnobs: how many knobs come from which origin and which
+ * knobs this kernel lacks.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,89 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "format.h"
 #include "netpollctl.h"
-
-/* The Manager's properties; strings borrow from the GetAll reply, NULL when the daemon lacks one. */
-typedef struct Properties {
-        const char *version;
-        const char *profile;
-        const char *profile_path;
-        const char *mode;
-        const char *state_dir;
-        const char *sysroot;
-        int dry_run;            /* -1: not reported */
-        uint64_t interval_us;   /* UINT64_MAX: not reported */
-} Properties;
-
-static const struct {
-        const char *name;
-        char type;
-        size_t offset;
-} property_table[] = {
-        { "Version", 's', offsetof(Properties, version) },
-        { "ActiveProfile", 's', offsetof(Properties, profile) },
-        { "ActiveProfilePath", 's', offsetof(Properties, profile_path) },
-        { "Mode", 's', offsetof(Properties, mode) },
-        { "StateDir", 's', offsetof(Properties, state_dir) },
-        { "Sysroot", 's', offsetof(Properties, sysroot) },
-        { "DryRun", 'b', offsetof(Properties, dry_run) },
-        { "Interval", 't', offsetof(Properties, interval_us) },
-};
-
-/* Reads one "{sv}" entry into p when it is a property we know with the documented type. */
-static int read_property(sd_bus_message *m, Properties *p) {
-        const char *key, *contents;
-        int r;
-
-        r = sd_bus_message_read(m, "s", &key);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_peek_type(m, NULL, &contents);
-        if (r < 0)
-                return r;
-
-        for (size_t i = 0; i < ELEMENTSOF(property_table); i++) {
-                if (!streq(key, property_table[i].name))
-                        continue;
-                if (contents[0] != property_table[i].type || contents[1])
-                        return -EBADMSG;
-                r = sd_bus_message_enter_container(m, 'v', contents);
-                if (r >= 0)
-                        r = sd_bus_message_read_basic(m, contents[0], (uint8_t *) p + property_table[i].offset);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-                return r;
-        }
-        /* A property added by a newer daemon: not ours to show. */
-        return sd_bus_message_skip(m, "v");
-}
-
-static int get_properties(sd_bus *bus, sd_bus_error *error, sd_bus_message **ret_reply, Properties *ret) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        Properties p = { .dry_run = -1, .interval_us = UINT64_MAX };
-        int r;
-
-        r = sd_bus_call_method(bus, NETPOLLD_BUS_NAME, NETPOLLD_OBJECT_PATH,
-                               "org.freedesktop.DBus.Properties", "GetAll", error, &reply,
-                               "s", NETPOLLD_INTERFACE);
-        if (r < 0)
-                return r;
-
-        r = sd_bus_message_enter_container(reply, 'a', "{sv}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
-                r = read_property(reply, &p);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
-        }
-        if (r >= 0)
-                r = sd_bus_message_exit_container(reply);
-        if (r < 0)
-                return ctl_bad_reply(error, r, "GetAll");
-
-        *ret_reply = TAKE_PTR(reply);
-        *ret = p;
-        return 0;
-}
 
 /* Origins in the order the summary shows them. */
 static const char *const known_origins[] = { "profile", "manual", "adaptive", "external", "default" };
@@ -146,13 +66,13 @@ static const char *na(const char *s) {
 
 static void print_human(const Properties *p, const OriginCount *c, size_t n_c, const KnobInfo *knobs, size_t n) {
         bool first;
-        char buf[64];
+        char buf[256];
 
         if (p->profile_path && p->profile_path[0])
                 printf("Profile: %s (%s)\n", na(p->profile), p->profile_path);
         else
                 printf("Profile: %s\n", na(p->profile));
-        printf("Mode: %s\n", na(p->mode));
+        printf("Mode: %s\n", format_mode(buf, sizeof(buf), p->mode, p->runqueue_source, p->pressure));
         printf("Dry run: %s\n", p->dry_run < 0 ? "n/a" : p->dry_run ? "yes" : "no");
         printf("Interval: %s\n", p->interval_us == UINT64_MAX ? "n/a" : format_interval(buf, sizeof(buf), p->interval_us));
         printf("State: %s\n", na(p->state_dir));
@@ -200,6 +120,8 @@ static int build_json(const Properties *p, const OriginCount *c, size_t n_c, con
             (r = json_add_string(o, "profile", p->profile)) < 0 ||
             (r = json_add_string(o, "profile_path", p->profile_path)) < 0 ||
             (r = json_add_string(o, "mode", p->mode)) < 0 ||
+            (r = json_add_string(o, "runqueue_source", p->runqueue_source)) < 0 ||
+            (r = p->pressure < 0 ? json_add(o, "pressure", NULL) : json_add_bool(o, "pressure", p->pressure)) < 0 ||
             (r = p->dry_run < 0 ? json_add(o, "dry_run", NULL) : json_add_bool(o, "dry_run", p->dry_run)) < 0 ||
             (r = p->interval_us == UINT64_MAX ? json_add(o, "interval_us", NULL)
                                               : json_add_int(o, "interval_us", (int64_t) p->interval_us)) < 0 ||
@@ -244,13 +166,13 @@ CtlStatus verb_status(int argc, char **argv) {
         _cleanup_(freep) OriginCount *counts = NULL;
         _cleanup_(freep) KnobInfo *knobs = NULL;
         size_t n_knobs, n_counts;
-        Properties p = {};
+        Properties p = PROPERTIES_INIT;
         int r;
 
         if (ctl_open_bus(&bus) < 0)
                 return CTL_FAILED;
 
-        r = get_properties(bus, &error, &props_reply, &p);
+        r = ctl_get_properties(bus, &error, &props_reply, &p);
         if (r < 0)
                 return ctl_bus_failed(&error, r);
         r = ctl_list_knobs(bus, &error, &knobs_reply, &knobs, &n_knobs);
