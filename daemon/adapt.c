@@ -40,6 +40,8 @@ int adapter_new(Adapter **ret, Manager *m, sd_event *event) {
         a->manager = m;
         a->event = sd_event_ref(event);
         control_state_init(&a->state);
+        for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
+                a->home[k] = UINT64_MAX;
         a->monitor_error = monitor_new(&a->monitor, m->sysroot);
         if (a->monitor_error < 0)
                 log_warning_errno(a->monitor_error,
@@ -81,9 +83,11 @@ int adapter_update(Adapter *a) {
         bool run = profile_adapts(a) && !a->paused;
         int r;
 
+        /*
+         * The controller starts afresh; home values stay: a knob adaptation
+         * raised before a pause must still decay to where it was before.
+         */
         control_state_init(&a->state);
-        for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
-                a->home[k] = UINT64_MAX;
         if (!run) {
                 a->running = false;
                 return a->timer ? sd_event_source_set_enabled(a->timer, SD_EVENT_OFF) : 0;
@@ -114,6 +118,10 @@ int adapter_set_paused(Adapter *a, bool paused) {
         return adapter_update(a);
 }
 
+const Monitor *adapter_monitor(const Adapter *a) {
+        return a->monitor;
+}
+
 int adapter_load(Adapter *a, const Monitor **ret) {
         int r;
 
@@ -137,8 +145,9 @@ static void knob_input(Adapter *a, ControlKnob k, ControlKnobInput *in) {
         KnobValue v;
 
         *in = (ControlKnobInput){};
-        if (!st || knob_read(&ref, m->sysroot, &v) < 0)
-                return; /* unsupported or unreadable: the controller leaves it alone */
+        /* Somebody else's value is never the controller's to move, even between ownership checks. */
+        if (!st || manager_check_knob_external(m, st) || knob_read(&ref, m->sysroot, &v) < 0)
+                return; /* unsupported, unreadable or not ours: the controller leaves it alone */
         in->supported = true;
         in->current = v.num;
         in->movable = st->origin == ORIGIN_DEFAULT || st->origin == ORIGIN_PROFILE || st->origin == ORIGIN_ADAPTIVE;

@@ -35,6 +35,9 @@ int adapter_set_paused(Adapter *a, bool paused);
 /* "adaptive", "static" or "paused". */
 const char *adapter_mode(const Adapter *a);
 
+/* The monitor without sampling (for its source name), NULL when it could not start. */
+const Monitor *adapter_monitor(const Adapter *a);
+
 /*
  * The monitor with the latest rates: the last interval's when adapting, else
  * a sample taken now (rates since the previous call; zeros the first time).

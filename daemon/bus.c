@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "adapt.h"
+#include "irqpin.h"
+#include "napi.h"
 #include "log.h"
 #include "strv.h"
 
@@ -139,6 +141,116 @@ static int method_list_knobs(sd_bus_message *message, void *userdata, sd_bus_err
         return sd_bus_send(NULL, reply, NULL);
 }
 
+/* "KNOB@DEV:napi-ID" and "KNOB@DEV:rx-N" address one NAPI instance, set over netlink by irqpin. */
+static bool is_napi_ref(const char *name) {
+        return strchr(name, ':') != NULL;
+}
+
+static int parse_napi(Manager *m, const char *name, NapiRef *ret, sd_bus_error *error) {
+        const char *reason = NULL;
+
+        if (napi_ref_parse(name, ret, &reason) < 0)
+                return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_KNOB,
+                                         "'%s' is not a per-NAPI knob: %s (expected KNOB@DEVICE:napi-ID or "
+                                         "KNOB@DEVICE:rx-N with KNOB one of napi-defer-hard-irqs, "
+                                         "gro-flush-timeout, irq-suspend-timeout)", name, strempty(reason));
+        if (!m->irqpin)
+                return sd_bus_error_setf(error, BUS_ERROR_UNSUPPORTED,
+                                         "%s: netpolld could not open netlink at start-up, so per-NAPI knobs are "
+                                         "unavailable", name);
+        return 0;
+}
+
+static int napi_error(sd_bus_error *error, const char *name, int r) {
+        switch (r) {
+        case -EOPNOTSUPP:
+                return sd_bus_error_setf(error, BUS_ERROR_UNSUPPORTED,
+                                         "%s: this kernel has no per-NAPI settings (netdev napi-set, Linux 6.13+)",
+                                         name);
+        case -ENODEV:
+                return sd_bus_error_setf(error, BUS_ERROR_NO_DEVICE, "%s: no such network device", name);
+        case -ENOENT:
+                return sd_bus_error_setf(error, BUS_ERROR_NO_DEVICE,
+                                         "%s: no such NAPI instance (netpollctl irq lists them)", name);
+        default:
+                return sd_bus_error_setf(error, BUS_ERROR_KERNEL_REFUSED, "the kernel refused %s: %s", name,
+                                         strerror(-r));
+        }
+}
+
+static int get_napi(sd_bus_message *message, Manager *m, const char *name, sd_bus_error *error) {
+        _cleanup_(freep) char *text = NULL;
+        KnobValue v = {};
+        NapiRef ref;
+        uint32_t id;
+        int r;
+
+        r = parse_napi(m, name, &ref, error);
+        if (r < 0)
+                return r;
+        r = irqpin_napi_get(m->irqpin, NULL, &ref, &v.num, &id);
+        if (r < 0)
+                return napi_error(error, name, r);
+        text = knob_format_value(napi_knob_desc(ref.knob), &v);
+        if (!text)
+                return -ENOMEM;
+        return sd_bus_reply_method_return(message, "ss", text,
+                                          irqpin_napi_changed(m->irqpin, NULL, id, ref.knob) ? "manual" : "default");
+}
+
+/* Sets one per-NAPI knob; *ret_text is the value the kernel holds afterwards. */
+static int napi_set_value(Manager *m, const char *name, const char *value, char **ret_text, sd_bus_error *error) {
+        _cleanup_(freep) char *expected = NULL;
+        const char *reason = NULL;
+        KnobValue v, back = {};
+        NapiRef ref;
+        uint32_t id;
+        int r;
+
+        r = parse_napi(m, name, &ref, error);
+        if (r < 0)
+                return r;
+        if (knob_parse_value(napi_knob_desc(ref.knob), value, &v, &reason) < 0) {
+                expected = knob_expected(napi_knob_desc(ref.knob));
+                return sd_bus_error_setf(error, BUS_ERROR_INVALID_VALUE, "%s: invalid value '%s': %s; expected %s",
+                                         name, value, strempty(reason), strempty(expected));
+        }
+        if (manager_dry_run(m)) {
+                log_info("dry-run: would set %s to %s", name, value);
+                back = v;
+        } else {
+                back = v; /* what the kernel holds unless it says otherwise (-EDOM) */
+                r = irqpin_napi_set(m->irqpin, NULL, &ref, v.num, &back.num, &id);
+                if (r < 0 && r != -EDOM)
+                        return napi_error(error, name, r);
+        }
+        *ret_text = knob_format_value(napi_knob_desc(ref.knob), &back);
+        return *ret_text ? 0 : -ENOMEM;
+}
+
+static int set_napi(sd_bus_message *message, Manager *m, const char *name, const char *value, sd_bus_error *error) {
+        _cleanup_(freep) char *text = NULL;
+        int r = napi_set_value(m, name, value, &text, error);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(message, "s", text);
+}
+
+static int set_napi_pairs(sd_bus_message *message, Manager *m, const char *name, const char *value,
+                          sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(freep) char *text = NULL;
+        int r = napi_set_value(m, name, value, &text, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "a(ss)", 1, name, text);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 static int method_get_knob(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(freep) char *value = NULL, *msg = NULL;
         Manager *m = userdata;
@@ -149,6 +261,8 @@ static int method_get_knob(sd_bus_message *message, void *userdata, sd_bus_error
         r = sd_bus_message_read(message, "s", &name);
         if (r < 0)
                 return r;
+        if (is_napi_ref(name))
+                return get_napi(message, m, name, error);
         manager_check_external(m);
         r = manager_get_knob(m, name, &value, &origin, &msg);
         if (r < 0)
@@ -190,6 +304,8 @@ static int method_set_knob(sd_bus_message *message, void *userdata, sd_bus_error
         r = sd_bus_message_read(message, "ss", &name, &value);
         if (r < 0)
                 return r;
+        if (is_napi_ref(name))
+                return set_napi(message, m, name, value, error);
         manager_check_external(m);
         char *pairs[] = { (char *)name, (char *)value, NULL };
         r = manager_set_knobs(m, pairs, &values, &msg);
@@ -219,6 +335,13 @@ static int method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_erro
         r = sd_bus_message_exit_container(message);
         if (r < 0)
                 return r;
+        for (char **n = names; n && *n; n++)
+                if (is_napi_ref(*n) && strv_length(names) > 1)
+                        return sd_bus_error_setf(error, BUS_ERROR_INVALID_VALUE,
+                                                 "%s: per-NAPI knobs are set one at a time, not with other knobs",
+                                                 *n);
+        if (names && is_napi_ref(names[0]))
+                return set_napi_pairs(message, m, pairs[0], pairs[1], error);
         manager_check_external(m);
         r = manager_set_knobs(m, pairs, &values, &msg);
         if (r < 0)
@@ -444,6 +567,28 @@ static int method_get_load(sd_bus_message *message, void *userdata, sd_bus_error
         return sd_bus_send(NULL, reply, NULL);
 }
 
+static int method_list_irqs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Manager *m = userdata;
+        IrqRow *rows = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!m->irqpin)
+                return sd_bus_error_setf(error, BUS_ERROR_FAILED,
+                                         "netpolld could not open netlink at start-up: no device information");
+        r = irqpin_list(m->irqpin, &rows, &n);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r >= 0)
+                r = irq_rows_append(reply, rows, n);
+        irq_rows_free(rows, n);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 static int property_get_string(sd_bus *bus, const char *path, const char *interface, const char *property,
                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
@@ -462,8 +607,9 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
         else if (streq(property, "Sysroot"))
                 s = m->sysroot;
         else if (streq(property, "RunqueueSource")) {
-                const Monitor *mon;
-                s = adapter_load(m->adapter, &mon) >= 0 ? monitor_source_name(mon) : "";
+                /* Never sample here: that would cut GetLoad's window short. */
+                const Monitor *mon = adapter_monitor(m->adapter);
+                s = mon ? monitor_source_name(mon) : "";
         }
         return sd_bus_message_append(reply, "s", s);
 }
@@ -476,8 +622,8 @@ static int property_get_dry_run(sd_bus *bus, const char *path, const char *inter
 static int property_get_pressure(sd_bus *bus, const char *path, const char *interface, const char *property,
                                  sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const Monitor *mon;
-        return sd_bus_message_append(reply, "b", adapter_load(m->adapter, &mon) >= 0 && monitor_uses_psi(mon));
+        const Monitor *mon = adapter_monitor(m->adapter);
+        return sd_bus_message_append(reply, "b", mon && monitor_uses_psi(mon));
 }
 
 static int property_get_interval(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -520,6 +666,8 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("SetProfile", SD_BUS_ARGS("s", name), SD_BUS_NO_RESULT, method_set_profile,
                                 PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, PRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListIrqs", SD_BUS_NO_ARGS, SD_BUS_RESULT(IRQ_ROWS_SIGNATURE, irqs),
+                                method_list_irqs, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetMode", SD_BUS_ARGS("s", mode), SD_BUS_NO_RESULT, method_set_mode, PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetLoad", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("s", source, "b", psi, "a(utttttt)", cpus), method_get_load,

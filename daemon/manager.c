@@ -278,6 +278,8 @@ int manager_apply(Manager *m, DaemonConfig *config, Profile *profile, bool switc
         profile_free(m->profile);
         m->profile = profile;
         apply_profile(m, switching);
+        if (m->on_applied)
+                m->on_applied(m, m->applied_userdata);
         return 0;
 }
 
@@ -498,45 +500,48 @@ int manager_reset_knob(Manager *m, const char *name, char **ret_value, char **re
         return manager_get_knob(m, name, ret_value, &o, ret_message);
 }
 
-void manager_check_external(Manager *m) {
-        for (size_t i = 0; i < m->n_knobs; i++) {
-                KnobState *k = &m->knobs[i];
-                _cleanup_(strv_freep) char **paths = NULL;
-                _cleanup_(freep) char *name = NULL, *was = NULL, *now = NULL;
-                KnobValue v;
-                int r;
+bool manager_check_knob_external(Manager *m, KnobState *k) {
+        _cleanup_(strv_freep) char **paths = NULL;
+        _cleanup_(freep) char *name = NULL, *was = NULL, *now = NULL;
+        KnobValue v;
+        int r;
 
-                if (!k->owned)
-                        continue;
-                r = knob_read(&k->ref, m->sysroot, &v);
-                if (r >= 0 && knob_value_equal(k->ref.desc, &v, &k->last))
-                        continue;
+        if (!k->owned)
+                return false;
+        r = knob_read(&k->ref, m->sysroot, &v);
+        if (r >= 0 && knob_value_equal(k->ref.desc, &v, &k->last))
+                return false;
 
-                name = ref_name(&k->ref);
-                was = knob_format_value(k->ref.desc, &k->last);
-                if (!name || !was) {
-                        log_oom();
-                        return;
-                }
-                k->owned = false;
-                if (r == -ENODEV) {
-                        /* The device went away, and its values with it. */
-                        log_info("%s: device %s is gone; forgetting its values", name, k->ref.device);
-                        k->origin = ORIGIN_DEFAULT;
-                } else {
-                        now = r >= 0 ? knob_format_value(k->ref.desc, &v) : NULL;
-                        log_warning("%s was changed outside netpolld (%s -> %s); leaving it alone until "
-                                    "'netpollctl reset %s'",
-                                    name, was, now ?: "unreadable", name);
-                        k->origin = ORIGIN_EXTERNAL;
-                        report_change(m, k, was, now ?: "", "external");
-                }
-                /* Never restore over somebody else's value on stop. */
-                if (m->journal && knob_paths(&k->ref, m->sysroot, &paths) >= 0)
-                        for (char **p = paths; *p; p++)
-                                if (journal_original(m->journal, *p))
-                                        (void)journal_forget(m->journal, *p);
+        name = ref_name(&k->ref);
+        was = knob_format_value(k->ref.desc, &k->last);
+        if (!name || !was) {
+                log_oom();
+                return false;
         }
+        k->owned = false;
+        if (r == -ENODEV) {
+                /* The device went away, and its values with it. */
+                log_info("%s: device %s is gone; forgetting its values", name, k->ref.device);
+                k->origin = ORIGIN_DEFAULT;
+        } else {
+                now = r >= 0 ? knob_format_value(k->ref.desc, &v) : NULL;
+                log_warning("%s was changed outside netpolld (%s -> %s); leaving it alone until "
+                            "'netpollctl reset %s'",
+                            name, was, now ?: "unreadable", name);
+                k->origin = ORIGIN_EXTERNAL;
+                report_change(m, k, was, now ?: "", "external");
+        }
+        /* Never restore over somebody else's value on stop. */
+        if (m->journal && knob_paths(&k->ref, m->sysroot, &paths) >= 0)
+                for (char **p = paths; *p; p++)
+                        if (journal_original(m->journal, *p))
+                                (void)journal_forget(m->journal, *p);
+        return true;
+}
+
+void manager_check_external(Manager *m) {
+        for (size_t i = 0; i < m->n_knobs; i++)
+                (void)manager_check_knob_external(m, &m->knobs[i]);
 }
 
 int manager_stop(Manager *m) {

@@ -48,6 +48,7 @@ typedef struct KnobState {
 
 typedef struct Manager Manager;
 typedef struct Adapter Adapter;
+typedef struct IrqPin IrqPin;
 
 /* Called for every change of a knob's value (old/new formatted with units). */
 typedef void (*manager_change_fn)(Manager *m, const char *name, const char *old, const char *new,
@@ -81,7 +82,12 @@ struct Manager {
         manager_change_fn on_change;
         void *userdata;
 
+        /* Called after a reload or profile switch applied the new profile. */
+        void (*on_applied)(Manager *m, void *userdata);
+        void *applied_userdata;
+
         Adapter *adapter; /* the adaptive loop (adapt.h), owned by main */
+        IrqPin *irqpin;   /* IRQ and queue steering (irqpin.h), owned by main; NULL when netlink failed */
 };
 
 int manager_new(Manager **ret, const ManagerOptions *o);
@@ -129,6 +135,8 @@ int manager_get_knob(Manager *m, const char *name, char **ret_value, KnobOrigin 
 
 /* Notices values changed behind netpolld's back: origin external, journal entry dropped, change reported. */
 void manager_check_external(Manager *m);
+/* The same for one knob; true when it was found changed (or its device gone). */
+bool manager_check_knob_external(Manager *m, KnobState *k);
 
 /*
  * Re-reads netpolld.conf and the active profile and applies them; an invalid

@@ -18,6 +18,7 @@
 #include "bus.h"
 #include "caps.h"
 #include "check-config.h"
+#include "irqpin.h"
 #include "log.h"
 #include "manager.h"
 #include "strv.h"
@@ -164,11 +165,16 @@ typedef struct Context {
 
 static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Context *ctx = userdata;
+        Manager *m = ctx->manager;
         int r;
 
         log_info("received %s, stopping", strsignal((int)si->ssi_signo));
         sd_notify(false, "STOPPING=1\nSTATUS=Restoring knobs");
-        r = manager_stop(ctx->manager);
+        /* Per-NAPI values live in netlink, not in files: irqpin keeps their originals itself. */
+        if (m->irqpin && !manager_dry_run(m) && m->config->rollback == ROLLBACK_AUTO &&
+            irqpin_napi_restore(m->irqpin) > 0)
+                log_warning("some per-NAPI values could not be restored");
+        r = manager_stop(m);
         return sd_event_exit(sd_event_source_get_event(s), r < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
 }
 
@@ -193,11 +199,26 @@ static int on_ownership_timer(sd_event_source *s, uint64_t usec, void *userdata)
         return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
+/* After every apply: adaptation follows the profile's [adaptive], steering its [irq]. */
+static void on_applied(Manager *m, void *userdata) {
+        int r;
+
+        r = adapter_update(m->adapter);
+        if (r < 0)
+                log_warning_errno(r, "cannot start adaptation: %m, ignoring");
+        if (m->irqpin) {
+                r = irqpin_apply(m->irqpin, &m->profile->irq, manager_dry_run(m));
+                if (r < 0)
+                        log_warning_errno(r, "IRQ and queue steering failed: %m, ignoring");
+        }
+}
+
 static int run(void) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_(adapter_freep) Adapter *adapter = NULL;
+        _cleanup_(irqpin_freep) IrqPin *irqpin = NULL;
         _cleanup_(config_freep) DaemonConfig *config = NULL;
         _cleanup_(profile_freep) Profile *profile = NULL;
         _cleanup_(strv_freep) char **errors = NULL;
@@ -266,9 +287,15 @@ static int run(void) {
         if (r < 0)
                 return log_error_errno(r, "cannot set up adaptation: %m");
         m->adapter = adapter;
-        r = adapter_update(adapter);
+
+        /* Needs the journal, which manager_start() opened. */
+        r = irqpin_new(&irqpin, event, m->sysroot, m->journal);
         if (r < 0)
-                return log_error_errno(r, "cannot start adaptation: %m");
+                log_warning_errno(r, "cannot follow network devices over netlink: %m; IRQ and queue steering is off");
+        m->irqpin = irqpin;
+
+        m->on_applied = on_applied;
+        on_applied(m, NULL);
 
         r = sd_event_add_time_relative(event, NULL, CLOCK_MONOTONIC, OWNERSHIP_CHECK_USEC, 0, on_ownership_timer,
                                        &ctx);
