@@ -127,6 +127,16 @@ int irqpin_discover(IrqPin *p, Device *d, int *ret_numa_node) {
         int r;
 
         r = device_sysfs_read(p->sysroot, d->name, &sys);
+        if (r == -ENODEV && d->n_slots > 0) {
+                /*
+                 * Gone from sysfs, and the netlink removal is on its way (a
+                 * "down" event can come first). Keep the queues known, so that
+                 * the removal forgets their journal entries: else they would be
+                 * replayed onto the next device that takes the name.
+                 */
+                device_sysfs_done(&sys);
+                return -ENODEV;
+        }
         if (r < 0 && r != -ENODEV)
                 return r;
 
@@ -311,6 +321,8 @@ int irqpin_steer_device(IrqPin *p, Device *d, unsigned offset) {
         int node = -1, r;
 
         r = irqpin_discover(p, d, &node);
+        if (r == -ENODEV)
+                return 0; /* being removed */
         if (r < 0)
                 return log_warning_errno(r, "%s: cannot find its queues: %m", d->name);
         irqpin_check_external(p, d);

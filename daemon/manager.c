@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "irqpin.h"
 #include "log.h"
 #include "strv.h"
 
@@ -411,6 +412,13 @@ int manager_set_knobs(Manager *m, char *const *pairs, char ***ret_values, char *
                 r = knob_supported(&s->ref, m->sysroot);
                 if (r <= 0)
                         return unsupported_message(&s->ref, r == 0 ? -EOPNOTSUPP : r, ret_message);
+                if (profile_steers_mask(m->profile, &s->ref))
+                        return asprintf(ret_message,
+                                        "%s: %s's queues are steered by profile %s ([irq]); change %s= there "
+                                        "(netpollctl irq shows the plan)",
+                                        name, s->ref.device, m->profile->name,
+                                        s->ref.desc->scope == KNOB_RX_QUEUES ? "rps" : "xps") < 0
+                                       ? -ENOMEM : -MANAGER_E_INVALID_VALUE;
                 for (size_t j = 0; j < i; j++)
                         if (sets[j].ref.desc == s->ref.desc && streq(sets[j].ref.device, s->ref.device))
                                 return asprintf(ret_message, "%s is given twice", name) < 0
@@ -483,6 +491,15 @@ int manager_reset_knob(Manager *m, const char *name, char **ret_value, char **re
         k = manager_knob_state(m, &ref);
         if (!k)
                 return -ENOMEM;
+
+        /* Steered masks are irqpin's: reset takes back queues changed outside netpolld. */
+        if (profile_steers_mask(m->profile, &ref) && m->irqpin) {
+                KnobOrigin o;
+                r = irqpin_reset(m->irqpin, ref.device);
+                if (r < 0)
+                        return asprintf(ret_message, "cannot take back %s: %s", name, strerror(-r)) < 0 ? -ENOMEM : r;
+                return manager_get_knob(m, name, ret_value, &o, ret_message);
+        }
 
         const ProfileKnob *pk = m->profile ? profile_get_knob(m->profile, &ref) : NULL;
         if (pk) {

@@ -143,6 +143,13 @@ static inline void profile_freep(Profile **p) {
                 profile_free(*p);
 }
 
+/*
+ * Whether the profile's [irq] section steers this rps-cpus@DEV / xps-cpus@DEV
+ * (DEV matches devices= and rps/xps is not "keep"): then those files are
+ * irqpin's, and neither [knobs] nor a manual set may write them.
+ */
+bool profile_steers_mask(const Profile *p, const KnobRef *ref);
+
 /* The profile's value for a knob instance, or NULL. */
 const ProfileKnob *profile_get_knob(const Profile *p, const KnobRef *ref);
 

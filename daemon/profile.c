@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -371,10 +372,42 @@ static int check_bound(const Profile *p, const EntryList *l, const char *key, ui
                           k->origin.line, is_max ? "least" : "most", v);
 }
 
+bool profile_steers_mask(const Profile *p, const KnobRef *ref) {
+        IrqMaskMode mode;
+
+        if (!p || !ref->device[0] || !p->irq.devices)
+                return false;
+        if (ref->desc->scope == KNOB_RX_QUEUES)
+                mode = p->irq.rps;
+        else if (ref->desc->scope == KNOB_TX_QUEUES)
+                mode = p->irq.xps;
+        else
+                return false;
+        if (mode == IRQ_MASK_KEEP)
+                return false;
+        for (char **d = p->irq.devices; *d; d++)
+                if (fnmatch(*d, ref->device, 0) == 0)
+                        return true;
+        return false;
+}
+
 static int profile_check(const Profile *p, const EntryList *l, char ***errors) {
         const AdaptiveConfig *a = &p->adaptive;
         const Entry *strategy;
         int r = 0;
+
+        /* One owner per file: a device's RPS/XPS masks come from [irq] or from [knobs], not both. */
+        for (size_t i = 0; i < p->n_knobs && r >= 0; i++) {
+                const ProfileKnob *k = &p->knobs[i];
+                char key[64];
+                if (profile_steers_mask(p, &k->ref))
+                        r = conf_push_error(errors, k->origin.file, k->origin.line, "knobs",
+                                            knob_ref_format(&k->ref, key, sizeof(key)),
+                                            "%s's queues are steered by [irq]; set %s= there, or %s = keep to set "
+                                            "them here", k->ref.device,
+                                            k->ref.desc->scope == KNOB_RX_QUEUES ? "rps" : "xps",
+                                            k->ref.desc->scope == KNOB_RX_QUEUES ? "rps" : "xps");
+        }
 
         if (!entry_list_find(l, "irq", "devices")) {
                 for (size_t i = 0; i < l->n && r >= 0; i++)

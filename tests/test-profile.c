@@ -298,6 +298,29 @@ START_TEST(test_irq_checks) {
 }
 END_TEST
 
+START_TEST(test_irq_and_knobs_never_own_the_same_masks) {
+        _cleanup_(strv_freep) char **errs = NULL;
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(freep) char *path = tu_join(dir, "p.conf");
+        _cleanup_(strv_freep) char **ok_errs = NULL;
+
+        write_file("p.conf", "[knobs]\nrps-cpus@veth1 = 0\nxps-cpus@eth7 = 1\n[irq]\ndevices = veth*\n");
+        errs = profile_errors("p", -EINVAL);
+        assert_errors(errs, "$D/p.conf:2: [knobs] rps-cpus@veth1: veth1's queues are steered by [irq]; set rps= "
+                            "there, or rps = keep to set them here");
+        /* With rps = keep, [irq] leaves the RPS masks to [knobs]. */
+        write_file("p.conf", "[knobs]\nrps-cpus@veth1 = 0\n[irq]\ndevices = veth*\nrps = keep\n");
+        ck_assert_int_eq(profile_load(&p, path, NULL, &ok_errs), 0);
+        KnobRef rps = { .desc = knob_find("rps-cpus") }, xps = { .desc = knob_find("xps-cpus") };
+        strcpy(rps.device, "veth1");
+        strcpy(xps.device, "veth1");
+        ck_assert(!profile_steers_mask(p, &rps));
+        ck_assert(profile_steers_mask(p, &xps));
+        strcpy(xps.device, "eth0");
+        ck_assert(!profile_steers_mask(p, &xps));
+}
+END_TEST
+
 /* ---- include ---- */
 
 START_TEST(test_include_child_overrides_parent) {
@@ -560,6 +583,7 @@ static Suite *profile_suite(void) {
         tcase_add_test(tc, test_irq_every_key_parsed);
         tcase_add_test(tc, test_irq_bad_values);
         tcase_add_test(tc, test_irq_checks);
+        tcase_add_test(tc, test_irq_and_knobs_never_own_the_same_masks);
 
         tc = fixture_tcase(s, "include");
         tcase_add_test(tc, test_include_child_overrides_parent);
