@@ -6,8 +6,9 @@
 # started, a private dbus-daemon, the fixture sysroot, and helpers to start
 # and stop netpolld and to run netpollctl/busctl with captured output.
 #
-# Nothing here touches the real /proc or /sys: netpolld always runs with
-# --sysroot on the fixture tree below $TMP.
+# Nothing here touches the real /proc or /sys by itself: netpolld runs with
+# --sysroot $ROOT, the fixture tree below $TMP, except in the real-kernel
+# tests that set ROOT=/ and steer only the veth pairs they make (veth_pair).
 
 : "${NETPOLLD_BINARY:?NETPOLLD_BINARY must name the netpolld executable}"
 : "${NETPOLLCTL_BINARY:?NETPOLLCTL_BINARY must name the netpollctl executable}"
@@ -350,4 +351,84 @@ stop_daemon() {
         DAEMON_RC=$?
         DAEMON_PID=
         return 0
+}
+
+# ---------------------------------------------------------------- small helpers
+
+# background CMD...: starts CMD in the background, killed with the rest on exit; BG_PID is its pid.
+background() {
+        "$@" &
+        BG_PID=$!
+        STARTED_PIDS+=("$BG_PID")
+}
+
+# How many lines of the log contain STRING.
+log_count() { grep -cF -- "$1" "$LOG"; }
+
+# get_prop NAME: busctl's rendering of a Manager property ('s "adaptive"', 'b true'), or "<failed: ...>".
+get_prop() {
+        busctl_ get-property org.netpolld1 /org/netpolld1 org.netpolld1.Manager "$1"
+        if [ "$RC" != 0 ]; then
+                echo "<failed: rc $RC: $ERR>"
+                return
+        fi
+        printf '%s' "$OUT"
+}
+
+prop_is() { [ "$(get_prop "$1")" == "$2" ]; }
+
+# gdbus_call METHOD ARGS...: calls a Manager method with gdbus (which, unlike busctl,
+# prints the D-Bus error name: "GDBus.Error:org.netpolld1.Error.X: message"); sets RC, OUT, ERR.
+gdbus_call() {
+        local method=$1
+        shift
+        run gdbus call --address "$NETPOLLD_BUS_ADDRESS" --dest org.netpolld1 --object-path /org/netpolld1 \
+                --method "org.netpolld1.Manager.$method" "$@"
+}
+
+# sample_file RELPATH OUT: records the file's value every 5 ms into OUT until stopped.
+sample_file() {
+        local f=$ROOT/$1 out=$2 v
+        : >"$out"
+        while :; do
+                v=
+                read -r v <"$f"
+                [ -n "$v" ] && printf '%s\n' "$v" >>"$out"
+                sleep 0.005
+        done
+}
+
+# GetLoad as plain lines: "source psi" then "cpu runnable rx tx processed squeeze drops" per row.
+get_load() {
+        busctl_ --json=short call org.netpolld1 /org/netpolld1 org.netpolld1.Manager GetLoad
+        [ "$RC" = 0 ] || return 1
+        python3 -c 'import json, sys
+d = json.load(sys.stdin)["data"]
+print(d[0], str(d[1]).lower())
+for row in d[2]:
+    print(*row)' <<<"$OUT"
+}
+
+# ---------------------------------------------------------------- veth pairs (real kernel)
+
+# in_netns NS CMD...: runs CMD in network namespace NS, or here when NS is "".
+in_netns() {
+        local ns=$1
+        shift
+        if [ -n "$ns" ]; then
+                ip netns exec "$ns" "$@"
+        else
+                "$@"
+        fi
+}
+
+# veth_pair A NS_A B NS_B: a veth pair, A in network namespace NS_A and its peer
+# B in NS_B ("" for the caller's own), both up with GRO on (which gives veth a
+# NAPI instance). The namespaces must exist.
+veth_pair() {
+        local a=$1 nsa=$2 b=$3 nsb=$4
+        ip ${nsa:+-n "$nsa"} link add "$a" type veth peer name "$b" ${nsb:+netns "$nsb"} &&
+                ip ${nsa:+-n "$nsa"} link set "$a" up && ip ${nsb:+-n "$nsb"} link set "$b" up &&
+                in_netns "$nsa" ethtool -K "$a" gro on >/dev/null &&
+                in_netns "$nsb" ethtool -K "$b" gro on >/dev/null
 }

@@ -1,0 +1,494 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# test-irq-daemon.sh: IRQ and queue steering through netpolld itself, on
+# the real kernel (tier 3). netpolld runs with the real sysroot "/" (the
+# host's init network namespace), a private bus, a temporary state
+# directory and profiles whose [knobs] are empty and whose [irq] names only
+# the veth devices this test makes (their peers live in a test namespace).
+# Cases: discovery through `netpollctl irq` (table and --json), RPS/XPS
+# written as planned, a veth created while netpolld runs, per-NAPI values
+# set and read back (also straight from the kernel over generic netlink),
+# a --dry-run daemon writing nothing, a profile switch that hands the
+# devices back, restore on SIGTERM, journal replay after kill -9, and
+# finally that nothing else on the host changed. Speaks TAP; needs root.
+#
+# Only devices the test creates are steered or deleted (their names carry
+# the test's pid); eth0 and every other host device are only read, to
+# check that they were left alone.
+
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "$(readlink -f "$0")")/lib.sh"
+
+require_root_and_tools
+for t in ip ethtool; do
+        if ! command -v "$t" >/dev/null; then
+                echo "1..0 # SKIP needs $t"
+                exit 0
+        fi
+done
+
+NS=npdi-$$              # holds the peers
+DEV0=npd$$t0            # steered from the start
+DEV1=npd$$t1            # created while netpolld runs
+DEV2=npd$$t2            # created and deleted while netpolld runs
+DEVU=npd$$u0            # not named by [irq]: never written
+MADE_LINKS=()
+
+cleanup_devices() {
+        local d
+        for d in "${MADE_LINKS[@]}"; do
+                ip link del "$d" 2>/dev/null
+        done
+        ip netns del "$NS" 2>/dev/null
+}
+setup_tmp
+# Stop netpolld first (it restores what it changed), then delete the devices.
+trap 'cleanup; cleanup_devices' EXIT
+ROOT=/ # the real kernel: never call the fixture helpers of lib.sh (make_fixture, snapshot)
+
+# add_veth A B: A in the host namespace (steered by netpolld), its peer B in $NS.
+add_veth() {
+        veth_pair "$1" "" "$2" "$NS" || return 1
+        MADE_LINKS+=("$1")
+}
+
+# ---------------------------------------------------------------- the kernel's view
+
+NAPI_DUMP=$LIB_DIR/napi-dump.py # the kernel's per-NAPI values, read without netpolld's code
+
+
+# kernel_napi DEV: the napi-dump lines of DEV's NAPI instances.
+kernel_napi() {
+        python3 "$NAPI_DUMP" "$(cat "/sys/class/net/$1/ifindex")"
+}
+
+# The CPUs of a sysfs mask ("00000000,00000003") or a CPU list ("0-1,3",
+# "none", "" and "-" for none), as "0 1 3": the two spellings compared.
+mask_cpus() {
+        local hex=${1//,/} out=() bit=0 i d
+        for ((i = ${#hex} - 1; i >= 0; i--)); do
+                d=$((16#${hex:i:1}))
+                ((d & 1)) && out+=("$bit")
+                ((d & 2)) && out+=($((bit + 1)))
+                ((d & 4)) && out+=($((bit + 2)))
+                ((d & 8)) && out+=($((bit + 3)))
+                bit=$((bit + 4))
+        done
+        echo "${out[*]}"
+}
+list_cpus() {
+        local part out=() c
+        case $1 in "" | - | none) echo; return ;; esac
+        for part in ${1//,/ }; do
+                for ((c = ${part%-*}; c <= ${part#*-}; c++)); do out+=("$c"); done
+        done
+        echo "${out[*]}"
+}
+
+sysq() { cat "/sys/class/net/$1/queues/$2" 2>/dev/null || echo "<unreadable>"; }
+
+# The test devices' queue files as "PATH=VALUE" lines.
+dev_files() {
+        local d
+        for d in "$@"; do
+                printf '%s=%s\n' "$d/rx-0/rps_cpus" "$(sysq "$d" rx-0/rps_cpus)" \
+                        "$d/tx-0/xps_cpus" "$(sysq "$d" tx-0/xps_cpus)"
+        done
+}
+
+# What netpolld must leave alone on the host: every other device's queue
+# masks and NAPI settings, every IRQ's affinity, and the NAPI instances of
+# other devices. (The global knobs are not compared: other programs, such as
+# a benchmark, may change them while this runs; netpolld's log shows whether
+# it wrote them.)
+host_state() {
+        local f ours=" "
+        for f in "${MADE_LINKS[@]}"; do ours+="$(cat "/sys/class/net/$f/ifindex" 2>/dev/null) "; done
+        for f in /sys/class/net/*/queues/*/{rps_cpus,rps_flow_cnt,xps_cpus} \
+                /sys/class/net/*/{gro_flush_timeout,napi_defer_hard_irqs,threaded} \
+                /proc/irq/*/smp_affinity_list; do
+                case $f in /sys/class/net/npd$$*) continue ;; esac
+                [ -e "$f" ] && printf '%s=%s\n' "$f" "$(cat "$f" 2>/dev/null || echo "<unreadable>")"
+        done
+        python3 "$NAPI_DUMP" | while read -r id ifindex rest; do
+                case "$ours" in *" $ifindex "*) continue ;; esac
+                printf 'napi %s (ifindex %s)=%s\n' "$id" "$ifindex" "$rest"
+        done
+}
+
+# ---------------------------------------------------------------- netpolld's view
+
+# irq_refresh: `netpollctl --json irq` into IRQ_TSV, one tab-separated line
+# per queue: device queue napi_id irq cpus rps xps state ("-" for null).
+# Fails the case when the command fails or its JSON is not the documented shape.
+IRQ_TSV=
+irq_refresh() {
+        IRQ_TSV=
+        ctl --json irq
+        if [ "$RC" != 0 ]; then
+                fail "netpollctl --json irq exited $RC" "$ERR"
+                return 1
+        fi
+        IRQ_TSV=$(python3 -c '
+import json, sys
+keys = ["device", "queue", "napi_id", "irq", "cpus", "rps", "xps", "state"]
+rows = json.load(sys.stdin)
+assert isinstance(rows, list), "not a JSON array"
+for r in rows:
+    assert sorted(r) == sorted(keys), "keys %s" % sorted(r)
+    print("\t".join("-" if r[k] is None else str(r[k]) for k in keys))
+' <<<"$OUT" 2>&1) || {
+                fail "netpollctl --json irq printed no array of queue objects:" "$IRQ_TSV" "$OUT"
+                IRQ_TSV=
+                return 1
+        }
+}
+
+# irq_row DEV QUEUE: the IRQ_TSV line of one queue, "" when not listed.
+irq_row() { awk -F'\t' -v d="$1" -v q="$2" '$1 == d && $2 == q' <<<"$IRQ_TSV"; }
+
+# irq_field DEV QUEUE N: field N (1 device, 2 queue, 3 napi_id, 4 irq, 5 cpus, 6 rps, 7 xps, 8 state).
+irq_field() { irq_row "$1" "$2" | cut -f"$3"; }
+
+# queues_in_state DEV STATE: quiet check for wait_for: DEV's rx-0 and tx-0 both listed in STATE.
+queues_in_state() {
+        local out rc
+        out=$("$NETPOLLCTL" --json irq 2>/dev/null) || return 1
+        rc=$(python3 -c '
+import json, sys
+rows = [r for r in json.loads(sys.argv[1]) if r["device"] == sys.argv[2] and r["queue"] in ("rx-0", "tx-0")]
+print(len(rows) == 2 and all(r["state"] == sys.argv[3] for r in rows))
+' "$out" "$1" "$2" 2>/dev/null)
+        [ "$rc" = True ]
+}
+
+# expect_steered DEV: the kernel's masks are what `netpollctl irq` says was
+# applied: RPS over every online CPU (off with one CPU), XPS on the queue's CPU.
+expect_steered() {
+        local d=$1 cpus rps xps
+        cpus=$(irq_field "$d" rx-0 5)
+        rps=$(irq_field "$d" rx-0 6)
+        xps=$(irq_field "$d" tx-0 7)
+        expect_eq "$d rx-0 state" "$(irq_field "$d" rx-0 8)" applied
+        expect_eq "$d tx-0 state" "$(irq_field "$d" tx-0 8)" applied
+        expect_eq "$d rx-0 listed RPS" "$rps" "$RPS_ALL"
+        expect_eq "$d tx-0 XPS follows rx-0's CPU" "$xps" "$cpus"
+        expect_eq "$d rps_cpus in sysfs (as CPUs) vs listed $rps" "$(mask_cpus "$(sysq "$d" rx-0/rps_cpus)")" \
+                "$(list_cpus "$rps")"
+        expect_eq "$d xps_cpus in sysfs (as CPUs) vs listed $xps" "$(mask_cpus "$(sysq "$d" tx-0/xps_cpus)")" \
+                "$(list_cpus "$xps")"
+        [ -n "$(list_cpus "$xps")" ] || fail "$d: XPS lists no CPU"
+}
+
+journal_has() { # PATTERN (grep -P)
+        grep -qP -- "$1" "$STATE/restore.journal" 2>/dev/null
+}
+
+not_journaled() { ! journal_has "/sys/class/net/$1/"; } # DEV
+
+ONLINE=$(cat /sys/devices/system/cpu/online)
+if [ "$(nproc --all)" -gt 1 ]; then RPS_ALL=$ONLINE; else RPS_ALL=none; fi
+
+write_profiles() {
+        mkdir -p "$PROFILES"
+        cat >"$PROFILES/itest-irq.conf" <<EOF
+[profile]
+description = integration test: steer the test's veth devices only
+
+[irq]
+devices = npd$$t*
+EOF
+        cat >"$PROFILES/itest-noirq.conf" <<'EOF'
+[profile]
+description = integration test: no steering, no knobs
+EOF
+        write_config itest-irq
+}
+
+# ---------------------------------------------------------------- cases
+
+case_setup() {
+        if ! ip netns add "$NS"; then
+                fail "cannot create network namespace $NS"
+                return
+        fi
+        add_veth "$DEV0" p0 || fail "cannot create the veth pair $DEV0/p0 with GRO on"
+        add_veth "$DEVU" pu0 || fail "cannot create the veth pair $DEVU/pu0 with GRO on"
+        write_profiles
+        start_bus
+        ORIG_FILES=$(dev_files "$DEV0" "$DEVU")
+        ORIG_NAPI0=$(kernel_napi "$DEV0")
+        HOST_BEFORE=$(host_state)
+        [ -n "$ORIG_NAPI0" ] || fail "$DEV0 has no NAPI instance in the kernel (gro on should give it one)"
+        read -r NAPI0 _ <<<"$ORIG_NAPI0"
+        diag "CPUs online: $ONLINE; $DEV0 NAPI: $ORIG_NAPI0"
+}
+
+case_dry_run_writes_nothing() {
+        start_daemon --dry-run || return
+        irq_refresh || return
+        expect_eq "$DEV0 rx-0 state (dry run)" "$(irq_field "$DEV0" rx-0 8)" planned
+        expect_eq "$DEV0 tx-0 state (dry run)" "$(irq_field "$DEV0" tx-0 8)" planned
+        expect_eq "$DEV0 planned RPS" "$(irq_field "$DEV0" rx-0 6)" "$RPS_ALL"
+        PLAN_XPS=$(irq_field "$DEV0" tx-0 7)
+        [ -n "$(list_cpus "$PLAN_XPS")" ] || fail "$DEV0: the plan gives XPS no CPU: $(irq_row "$DEV0" tx-0)"
+        expect_eq "$DEVU state" "$(irq_field "$DEVU" rx-0 8)" unmanaged
+        expect_eq "queue files during the dry run" "$(dev_files "$DEV0" "$DEVU")" "$ORIG_FILES"
+        journal_has "npd$$" && fail "the dry run journaled test devices:" "$(cat "$STATE/restore.journal")"
+        stop_daemon TERM
+        expect_eq "netpolld --dry-run exit status on SIGTERM" "$DAEMON_RC" 0
+        expect_eq "queue files after the dry run" "$(dev_files "$DEV0" "$DEVU")" "$ORIG_FILES"
+}
+
+case_discovery() {
+        start_daemon || return
+        ctl irq
+        expect_rc 0
+        expect_eq "netpollctl irq table header" "$(head -n1 <<<"$OUT" | tr -s ' ')" \
+                "DEVICE QUEUE NAPI IRQ CPUS RPS XPS STATE"
+        awk -v d="$DEV0" '$1 == d && $2 == "rx-0" && $8 == "applied" { f = 1 } END { exit !f }' <<<"$OUT" ||
+                fail "the table has no applied rx-0 row for $DEV0:" "$OUT"
+        irq_refresh || return
+        local napi
+        napi=$(irq_field "$DEV0" rx-0 3)
+        [ "$napi" -gt 0 ] 2>/dev/null || fail "$DEV0 rx-0 has no NAPI id: $(irq_row "$DEV0" rx-0)"
+        expect_eq "$DEV0 rx-0 NAPI id vs the kernel's" "$napi" "$NAPI0"
+        expect_eq "$DEV0 rx-0 IRQ (veth has none)" "$(irq_field "$DEV0" rx-0 4)" -
+        expect_eq "$DEV0 rx-0 state" "$(irq_field "$DEV0" rx-0 8)" applied
+        expect_eq "$DEV0 tx-0 state" "$(irq_field "$DEV0" tx-0 8)" applied
+        expect_eq "$DEVU rx-0 state" "$(irq_field "$DEVU" rx-0 8)" unmanaged
+        expect_eq "$DEVU tx-0 state" "$(irq_field "$DEVU" tx-0 8)" unmanaged
+        [ -z "$(irq_row lo rx-0)" ] || fail "loopback is listed: $(irq_row lo rx-0)"
+        local other
+        other=$(awk -F'\t' -v p="npd$$" 'index($1, p) != 1 && $8 != "unmanaged"' <<<"$IRQ_TSV")
+        [ -z "$other" ] || fail "devices the profile does not name are not unmanaged:" "$other"
+        log_has "$DEV0: steering its queues" || fail "no log line for $DEV0" "$(tail -5 "$LOG")"
+}
+
+case_rps_xps_as_planned() {
+        [ -n "$IRQ_TSV" ] || { fail "no listing from the previous case"; return; }
+        expect_steered "$DEV0"
+        expect_eq "$DEV0 XPS vs the dry run's plan" "$(irq_field "$DEV0" tx-0 7)" "$PLAN_XPS"
+        local rps0 xps0
+        rps0=$(grep -F "$DEV0/rx-0/rps_cpus=" <<<"$ORIG_FILES" | cut -d= -f2)
+        xps0=$(grep -F "$DEV0/tx-0/xps_cpus=" <<<"$ORIG_FILES" | cut -d= -f2)
+        journal_has "^rps-cpus@$DEV0\t/sys/class/net/$DEV0/queues/rx-0/rps_cpus\t$rps0\$" ||
+                fail "no journal entry with rx-0/rps_cpus's original $rps0" "$(cat "$STATE/restore.journal" 2>&1)"
+        journal_has "^xps-cpus@$DEV0\t/sys/class/net/$DEV0/queues/tx-0/xps_cpus\t$xps0\$" ||
+                fail "no journal entry with tx-0/xps_cpus's original $xps0" "$(cat "$STATE/restore.journal" 2>&1)"
+        expect_eq "$DEVU queue files" "$(dev_files "$DEVU")" "$(grep "^$DEVU/" <<<"$ORIG_FILES")"
+        journal_has "$DEVU" && fail "$DEVU is journaled" "$(cat "$STATE/restore.journal")"
+}
+
+case_new_veth_gets_policy() {
+        need_daemon || return
+        # netpolld may steer it before this script can read it: its originals are
+        # the kernel's defaults, which $DEV0 had when it was made the same way.
+        ORIG_FILES1=$(grep "^$DEV0/" <<<"$ORIG_FILES" | sed "s|^$DEV0/|$DEV1/|")
+        add_veth "$DEV1" p1 || { fail "cannot create the veth pair $DEV1/p1"; return; }
+        wait_for 5 queues_in_state "$DEV1" applied || {
+                irq_refresh
+                fail "$DEV1 not applied within 5 s:" "$(irq_row "$DEV1" rx-0)" "$(irq_row "$DEV1" tx-0)" \
+                        "$(tail -5 "$LOG")"
+                return
+        }
+        irq_refresh || return
+        expect_steered "$DEV1"
+        expect_steered "$DEV0"
+        log_has "$DEV1: steering its queues" || fail "no log line for $DEV1"
+}
+
+case_removed_veth_forgotten() {
+        need_daemon || return
+        add_veth "$DEV2" p2 || { fail "cannot create the veth pair $DEV2/p2"; return; }
+        wait_for 5 queues_in_state "$DEV2" applied || { fail "$DEV2 not applied within 5 s"; return; }
+        journal_has "/sys/class/net/$DEV2/" || fail "$DEV2's files are not journaled" "$(cat "$STATE/restore.journal")"
+        ip link del "$DEV2" || { fail "cannot delete $DEV2"; return; }
+        wait_for 5 not_journaled "$DEV2" ||
+                fail "$DEV2's files still journaled 5 s after it went" "$(cat "$STATE/restore.journal")"
+        irq_refresh || return
+        [ -z "$(irq_row "$DEV2" rx-0)" ] || fail "$DEV2 still listed: $(irq_row "$DEV2" rx-0)"
+        expect_steered "$DEV1"
+}
+
+case_napi_set_and_get() {
+        need_daemon || return
+        local ref=gro-flush-timeout@$DEV0:rx-0 k
+        ctl set "$ref" 20us
+        expect_rc 0
+        expect_eq "set output" "$OUT" "$ref set to 20000ns"
+        ctl get "$ref"
+        expect_rc 0
+        expect_eq "get by queue" "$(awk -v k="$ref" '$1 == k { print $2, $3 }' <<<"$OUT")" "20000ns manual"
+        ctl get "gro-flush-timeout@$DEV0:napi-$NAPI0"
+        expect_rc 0
+        expect_eq "get by NAPI id" "$(awk 'NR > 1 { print $2, $3 }' <<<"$OUT")" "20000ns manual"
+        ctl set "napi-defer-hard-irqs@$DEV0:napi-$NAPI0" 3
+        expect_rc 0
+        k=$(kernel_napi "$DEV0")
+        expect_eq "the kernel's NAPI $NAPI0 (id ifindex defer gro suspend)" "$k" \
+                "$NAPI0 $(cat "/sys/class/net/$DEV0/ifindex") 3 20000 $(awk '{ print $5 }' <<<"$ORIG_NAPI0")"
+        expect_eq "$DEV0 device-wide gro_flush_timeout (napi-set does not show there)" \
+                "$(cat "/sys/class/net/$DEV0/gro_flush_timeout")" 0
+        ctl get "napi-defer-hard-irqs@$DEVU:rx-0"
+        expect_rc 0
+        expect_eq "an unchanged instance" "$(awk 'NR > 1 { print $2, $3 }' <<<"$OUT")" "0 default"
+        ctl set "gro-flush-timeout@$DEV0:napi-999999" 20us
+        expect_rc 1
+        expect_contains "unknown NAPI id" "$ERR" "no such NAPI instance"
+        ctl set "$ref" 20parsecs
+        expect_rc 2
+        expect_contains "bad value" "$ERR" "invalid value '20parsecs'"
+}
+
+case_profile_without_irq_hands_back() {
+        need_daemon || return
+        ctl profile set itest-noirq
+        expect_rc 0
+        irq_refresh || return
+        expect_eq "$DEV0 rx-0 state" "$(irq_field "$DEV0" rx-0 8)" unmanaged
+        expect_eq "$DEV1 tx-0 state" "$(irq_field "$DEV1" tx-0 8)" unmanaged
+        expect_eq "queue files after the switch" "$(dev_files "$DEV0" "$DEVU")" "$ORIG_FILES"
+        expect_eq "$DEV1 queue files after the switch" "$(dev_files "$DEV1")" "$ORIG_FILES1"
+        journal_has "/sys/class/net/($DEV0|$DEV1|$DEVU)/" &&
+                fail "test devices still journaled after the switch" "$(cat "$STATE/restore.journal")"
+        ctl profile set itest-irq
+        expect_rc 0
+        irq_refresh || return
+        expect_steered "$DEV0"
+        expect_steered "$DEV1"
+}
+
+case_sigterm_restores() {
+        need_daemon || return
+        expect_eq "NAPI $NAPI0 before the stop" "$(kernel_napi "$DEV0" | awk '{ print $3, $4 }')" "3 20000"
+        stop_daemon TERM
+        expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
+        expect_eq "queue files" "$(dev_files "$DEV0" "$DEVU")" "$ORIG_FILES"
+        expect_eq "$DEV1 queue files" "$(dev_files "$DEV1")" "$ORIG_FILES1"
+        expect_eq "the kernel's per-NAPI values of $DEV0" "$(kernel_napi "$DEV0")" "$ORIG_NAPI0"
+        [ -e "$STATE/restore.journal" ] && fail "journal left after a clean stop" "$(cat "$STATE/restore.journal")"
+        log_has "some per-NAPI values could not be restored" && fail "netpolld could not restore per-NAPI values"
+        return 0
+}
+
+# kill_after_apply: a fresh netpolld steering $DEV0 and $DEV1, then kill -9.
+kill_after_apply() {
+        start_daemon || return 1
+        irq_refresh || return 1
+        expect_steered "$DEV0"
+        kill -KILL "$DAEMON_PID"
+        { wait "$DAEMON_PID"; } 2>/dev/null
+        DAEMON_PID=
+        [ "$(dev_files "$DEV0")" != "$(grep "^$DEV0/" <<<"$ORIG_FILES")" ] || [ "$RPS_ALL" = none ] ||
+                fail "$DEV0's files are not steered after kill -9"
+        [ -s "$STATE/restore.journal" ] || { fail "no journal after kill -9"; return 1; }
+}
+
+case_kill9_restart_same_profile() {
+        kill_after_apply || return
+        start_daemon || return
+        log_has "restored" || diag "no log line mentions the restore (log tail):" "$(tail -8 "$LOG")"
+        irq_refresh || return
+        expect_steered "$DEV0"
+        # The originals must be the files' values before the first netpolld, not what the killed one wrote.
+        local rps0
+        rps0=$(grep -F "$DEV0/rx-0/rps_cpus=" <<<"$ORIG_FILES" | cut -d= -f2)
+        journal_has "^rps-cpus@$DEV0\t/sys/class/net/$DEV0/queues/rx-0/rps_cpus\t$rps0\$" ||
+                fail "the journal does not hold rps_cpus's original $rps0 after the replay" \
+                        "$(cat "$STATE/restore.journal" 2>&1)"
+        stop_daemon TERM
+        expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
+        expect_eq "queue files" "$(dev_files "$DEV0" "$DEVU")" "$ORIG_FILES"
+        expect_eq "$DEV1 queue files" "$(dev_files "$DEV1")" "$ORIG_FILES1"
+}
+
+case_kill9_restart_replays_journal() {
+        kill_after_apply || return
+        start_daemon --profile itest-noirq || return
+        expect_eq "queue files right after the restart" "$(dev_files "$DEV0" "$DEVU")" "$ORIG_FILES"
+        expect_eq "$DEV1 queue files right after the restart" "$(dev_files "$DEV1")" "$ORIG_FILES1"
+        [ -e "$STATE/restore.journal" ] && fail "journal left after the replay" "$(cat "$STATE/restore.journal")"
+        stop_daemon TERM
+        expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
+        expect_eq "queue files after the stop" "$(dev_files "$DEV0" "$DEVU")" "$ORIG_FILES"
+}
+
+# netpollctl set on a queue mask that [irq] steers: netpolld wrote it, so it
+# is netpolld's to restore on stop (ARCHITECTURE.md: a clean stop restores
+# everything), and no "changed outside netpolld" warning is due.
+# A device's masks have one owner: with [irq] steering it, a manual
+# rps-cpus@DEV is refused (exit 2, the message says where to change it) and
+# nothing is written; the stop still restores everything.
+case_manual_rps_on_steered_device_refused() {
+        start_daemon || return
+        local cpu=${ONLINE##*[-,]} before
+        before=$(sysq "$DEV0" rx-0/rps_cpus)
+        ctl set "rps-cpus@$DEV0" "$cpu"
+        expect_rc 2
+        expect_contains "refusal names [irq]" "$ERR" "steered by profile"
+        expect_eq "$DEV0 rps_cpus unchanged" "$(sysq "$DEV0" rx-0/rps_cpus)" "$before"
+        stop_daemon TERM
+        expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
+        expect_eq "queue files after the stop" "$(dev_files "$DEV0" "$DEVU")" "$ORIG_FILES"
+}
+
+# A queue changed behind netpolld's back is left alone (state external) until
+# `netpollctl reset` hands it back (ARCHITECTURE.md "Ownership"; docs/dbus.md
+# ResetKnob: "also takes back a knob that was changed behind netpolld's back").
+case_reset_takes_back_external_queue() {
+        cat "$LOG" >>"$TMP/earlier.log" # log_has looks at this daemon only
+        : >"$LOG"
+        start_daemon || return
+        echo 1 >"/sys/class/net/$DEV0/queues/rx-0/rps_cpus" || { fail "cannot write $DEV0 rps_cpus"; return; }
+        irq_refresh || return
+        expect_eq "$DEV0 rx-0 state after an outside write" "$(irq_field "$DEV0" rx-0 8)" external
+        log_has "rps-cpus@$DEV0 was changed outside netpolld" || fail "no log line for the outside change"
+        ctl reset "rps-cpus@$DEV0"
+        expect_rc 0
+        irq_refresh || return
+        expect_steered "$DEV0"
+        stop_daemon TERM
+        expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
+        grep -F "$DEV0/rx-0/rps_cpus=" <<<"$ORIG_FILES" | cut -d= -f2 >"/sys/class/net/$DEV0/queues/rx-0/rps_cpus"
+}
+
+case_host_untouched() {
+        local now d
+        [ -n "$HOST_BEFORE" ] || { fail "no record of the host's state from the setup"; return; }
+        now=$(host_state)
+        # Only what existed before and still does: other programs may add or remove devices and IRQs meanwhile.
+        d=$(awk 'NR == FNR { i = index($0, "="); before[substr($0, 1, i - 1)] = substr($0, i + 1); next }
+                 { i = index($0, "="); k = substr($0, 1, i - 1); v = substr($0, i + 1) }
+                 (k in before) && before[k] != v { print k ": " before[k] " -> " v }' \
+                <(printf '%s\n' "$HOST_BEFORE") <(printf '%s\n' "$now"))
+        [ -z "$d" ] || fail "host values changed while the test ran:" "$d"
+        diag "$(wc -l <<<"$HOST_BEFORE") host values compared"
+        # Every write, restore or planned write netpolld logged concerns a test device.
+        d=$(cat "$TMP/earlier.log" "$LOG" 2>/dev/null | grep -E ' -> |restored |would (set|put|restore)' |
+                grep -vF "npd$$")
+        [ -z "$d" ] || fail "netpolld logged changes to something other than the test devices:" "$d"
+}
+
+run_case "namespace and veth pairs with GRO, private bus" case_setup
+if [ "$CASE_FAILED" != 0 ]; then
+        echo "Bail out! cannot set up the devices"
+        exit 1
+fi
+run_case "a --dry-run netpolld shows the plan and writes nothing" case_dry_run_writes_nothing
+run_case "netpollctl irq lists the test devices, applied, with NAPI ids (table and --json)" case_discovery
+run_case "RPS/XPS in sysfs are what netpollctl irq shows, originals journaled" case_rps_xps_as_planned
+run_case "a veth created while netpolld runs gets the policy" case_new_veth_gets_policy
+run_case "a steered veth that is deleted is forgotten (list and journal)" case_removed_veth_forgotten
+run_case "per-NAPI values set and read back (netpollctl and the kernel)" case_napi_set_and_get
+run_case "a profile without [irq] hands the devices back; switching back steers again" \
+        case_profile_without_irq_hands_back
+run_case "SIGTERM restores RPS/XPS and per-NAPI values" case_sigterm_restores
+run_case "kill -9, restart with the same profile: journal keeps the true originals" case_kill9_restart_same_profile
+run_case "kill -9, restart without [irq]: the journal replay restores RPS/XPS" case_kill9_restart_replays_journal
+run_case "netpollctl set rps-cpus@DEV on a steered device is refused and changes nothing" \
+        case_manual_rps_on_steered_device_refused
+run_case "netpollctl reset hands a queue changed behind netpolld's back back to the policy" \
+        case_reset_takes_back_external_queue
+run_case "nothing else on the host changed" case_host_untouched
+tap_done
