@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * bus-napi.c: the per-NAPI side of GetKnob/SetKnob (see bus-napi.h). Values
+ * are parsed and formatted with the catalog's rules for the same knob names.
+ */
+#include "bus-napi.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus.h"
+#include "irqpin.h"
+#include "log.h"
+#include "napi.h"
+
+/* "KNOB@DEV:napi-ID" and "KNOB@DEV:rx-N" address one NAPI instance, set over netlink by irqpin. */
+bool is_napi_ref(const char *name) {
+        return strchr(name, ':') != NULL;
+}
+
+static int parse_napi(Manager *m, const char *name, NapiRef *ret, sd_bus_error *error) {
+        const char *reason = NULL;
+
+        if (napi_ref_parse(name, ret, &reason) < 0)
+                return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_KNOB,
+                                         "'%s' is not a per-NAPI knob: %s (expected KNOB@DEVICE:napi-ID or "
+                                         "KNOB@DEVICE:rx-N with KNOB one of napi-defer-hard-irqs, "
+                                         "gro-flush-timeout, irq-suspend-timeout)", name, strempty(reason));
+        if (!m->irqpin)
+                return sd_bus_error_setf(error, BUS_ERROR_UNSUPPORTED,
+                                         "%s: netpolld could not open netlink at start-up, so per-NAPI knobs are "
+                                         "unavailable", name);
+        return 0;
+}
+
+static int napi_error(sd_bus_error *error, const char *name, int r) {
+        switch (r) {
+        case -EOPNOTSUPP:
+                return sd_bus_error_setf(error, BUS_ERROR_UNSUPPORTED,
+                                         "%s: this kernel has no per-NAPI settings (netdev napi-set, Linux 6.13+)",
+                                         name);
+        case -ENODEV:
+                return sd_bus_error_setf(error, BUS_ERROR_NO_DEVICE, "%s: no such network device", name);
+        case -ENOENT:
+                return sd_bus_error_setf(error, BUS_ERROR_NO_DEVICE,
+                                         "%s: no such NAPI instance (netpollctl irq lists them)", name);
+        default:
+                return sd_bus_error_setf(error, BUS_ERROR_KERNEL_REFUSED, "the kernel refused %s: %s", name,
+                                         strerror(-r));
+        }
+}
+
+int get_napi(sd_bus_message *message, Manager *m, const char *name, sd_bus_error *error) {
+        _cleanup_(freep) char *text = NULL;
+        KnobValue v = {};
+        NapiRef ref;
+        uint32_t id;
+        int r;
+
+        r = parse_napi(m, name, &ref, error);
+        if (r < 0)
+                return r;
+        r = irqpin_napi_get(m->irqpin, NULL, &ref, &v.num, &id);
+        if (r < 0)
+                return napi_error(error, name, r);
+        text = knob_format_value(napi_knob_desc(ref.knob), &v);
+        if (!text)
+                return -ENOMEM;
+        return sd_bus_reply_method_return(message, "ss", text,
+                                          irqpin_napi_changed(m->irqpin, NULL, id, ref.knob) ? "manual" : "default");
+}
+
+/* Sets one per-NAPI knob; *ret_text is the value the kernel holds afterwards. */
+static int napi_set_value(Manager *m, const char *name, const char *value, char **ret_text, sd_bus_error *error) {
+        _cleanup_(freep) char *expected = NULL;
+        const char *reason = NULL;
+        KnobValue v, back = {};
+        NapiRef ref;
+        uint32_t id;
+        int r;
+
+        r = parse_napi(m, name, &ref, error);
+        if (r < 0)
+                return r;
+        if (knob_parse_value(napi_knob_desc(ref.knob), value, &v, &reason) < 0) {
+                expected = knob_expected(napi_knob_desc(ref.knob));
+                return sd_bus_error_setf(error, BUS_ERROR_INVALID_VALUE, "%s: invalid value '%s': %s; expected %s",
+                                         name, value, strempty(reason), strempty(expected));
+        }
+        if (manager_dry_run(m)) {
+                log_info("dry-run: would set %s to %s", name, value);
+                back = v;
+        } else {
+                back = v; /* what the kernel holds unless it says otherwise (-EDOM) */
+                r = irqpin_napi_set(m->irqpin, NULL, &ref, v.num, &back.num, &id);
+                if (r < 0 && r != -EDOM)
+                        return napi_error(error, name, r);
+        }
+        *ret_text = knob_format_value(napi_knob_desc(ref.knob), &back);
+        return *ret_text ? 0 : -ENOMEM;
+}
+
+int set_napi(sd_bus_message *message, Manager *m, const char *name, const char *value, sd_bus_error *error) {
+        _cleanup_(freep) char *text = NULL;
+        int r = napi_set_value(m, name, value, &text, error);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(message, "s", text);
+}
+
+int set_napi_pairs(sd_bus_message *message, Manager *m, const char *name, const char *value,
+                          sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(freep) char *text = NULL;
+        int r = napi_set_value(m, name, value, &text, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "a(ss)", 1, name, text);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
