@@ -124,3 +124,25 @@ int set_napi_pairs(sd_bus_message *message, Manager *m, const char *name, const 
         return sd_bus_send(NULL, reply, NULL);
 }
 
+
+int reset_napi(sd_bus_message *message, Manager *m, const char *name, sd_bus_error *error) {
+        _cleanup_(freep) char *text = NULL;
+        KnobValue v = {};
+        NapiRef ref;
+        int r;
+
+        r = parse_napi(m, name, &ref, error);
+        if (r < 0)
+                return r;
+        if (manager_dry_run(m)) {
+                log_info("dry-run: would reset %s to its original value", name);
+                r = irqpin_napi_get(m->irqpin, NULL, &ref, &v.num, NULL);
+        } else
+                r = irqpin_napi_reset(m->irqpin, NULL, &ref, &v.num);
+        if (r < 0)
+                return napi_error(error, name, r);
+        text = knob_format_value(napi_knob_desc(ref.knob), &v);
+        if (!text)
+                return -ENOMEM;
+        return sd_bus_reply_method_return(message, "s", text);
+}

@@ -18,3 +18,5 @@ int get_napi(sd_bus_message *message, Manager *m, const char *name, sd_bus_error
 int set_napi(sd_bus_message *message, Manager *m, const char *name, const char *value, sd_bus_error *error);
 /* Replies to SetKnobs with the one pair. */
 int set_napi_pairs(sd_bus_message *message, Manager *m, const char *name, const char *value, sd_bus_error *error);
+/* Replies to ResetKnob with the value after putting back the original. */
+int reset_napi(sd_bus_message *message, Manager *m, const char *name, sd_bus_error *error);

@@ -251,6 +251,8 @@ static int method_reset_knob(sd_bus_message *message, void *userdata, sd_bus_err
         r = sd_bus_message_read(message, "s", &name);
         if (r < 0)
                 return r;
+        if (is_napi_ref(name))
+                return reset_napi(message, m, name, error);
         manager_check_external(m);
         r = manager_reset_knob(m, name, &value, &msg);
         if (r < 0)

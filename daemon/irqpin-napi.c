@@ -142,6 +142,41 @@ int irqpin_napi_set(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t v
         return 0;
 }
 
+int irqpin_napi_reset(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t *ret_value) {
+        _cleanup_(netdev_genl_freep) NetdevGenl *own = NULL;
+        NapiOriginal *o;
+        NetdevGenl *g;
+        NapiInfo info;
+        int r;
+
+        if (!p || !ref || ref->knob >= _NAPI_KNOB_MAX || !ret_value)
+                return -EINVAL;
+        r = open_genl(p, netns, &g, &own);
+        if (r < 0)
+                return r;
+        r = resolve(g, ref, &info);
+        if (r < 0)
+                return r;
+        if (!info.has[ref->knob])
+                return -EOPNOTSUPP;
+        o = find_original(p, netns, info.id, ref->knob);
+        if (!o) {
+                /* Never changed by netpolld: nothing to put back. */
+                *ret_value = info.value[ref->knob];
+                return 0;
+        }
+        r = netdev_genl_napi_set(g, info.id, ref->knob, o->value);
+        if (r < 0)
+                return r;
+        log_info("%s@%s:napi-%" PRIu32 ": %" PRIu64 " -> %" PRIu64 " (reset, original value)",
+                 napi_knob_to_string(ref->knob), ref->device, info.id, info.value[ref->knob], o->value);
+        *ret_value = o->value;
+        free(o->netns);
+        memmove(o, o + 1, (size_t)(p->napi + p->n_napi - o - 1) * sizeof(NapiOriginal));
+        p->n_napi--;
+        return 0;
+}
+
 int irqpin_napi_restore(IrqPin *p) {
         int failed = 0;
 

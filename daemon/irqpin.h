@@ -125,5 +125,7 @@ int irqpin_napi_get(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t *
  * journal cannot hold these (they are not files), so after a crash they stay.
  */
 int irqpin_napi_restore(IrqPin *p);
+/* Puts back one per-NAPI knob's original (if netpolld changed it); *ret_value is the value afterwards. */
+int irqpin_napi_reset(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t *ret_value);
 /* Whether netpolld changed this per-NAPI knob (and so restores it on stop). */
 bool irqpin_napi_changed(IrqPin *p, const char *netns, uint32_t napi_id, NapiKnob knob);
