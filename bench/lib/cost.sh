@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# bench/lib/cost.sh: what the daemons themselves cost, side by side in one
+# run: netpolld (latency profile, default interval) and Debian's tuned
+# (network-latency profile), each alone and otherwise idle for the same
+# window; and netpolld's SetKnob round trip against the bus daemon's own
+# GetId on the same private bus. Results go to $OUT/cost.txt as key=value.
+#
+# tuned without systemd as PID 1: tuned is an ordinary Python program; the
+# systemd unit only runs `tuned -l -P` as a D-Bus service. It reaches "the
+# system bus" through DBUS_SYSTEM_BUS_ADDRESS, which we point at our private
+# dbus-daemon, so it runs exactly as under systemd (same profile, dynamic
+# tuning every update_interval) without touching a system bus. Without
+# systemd it does not do a full rollback on SIGTERM, so everything it may
+# change is snapshotted first and put back here: every writable sysctl, THP,
+# CPU governors and its state files in /etc/tuned.
+
+cost_put() { echo "$1=$2" >>"$OUT/cost.txt"; }
+
+# measure_process PREFIX PID WINDOW: CPU seconds per minute over WINDOW
+# seconds, start-up CPU before it, RSS at its end.
+measure_process() {
+        local prefix=$1 pid=$2 window=$3 c0 c1 t0 t1
+        c0=$(proc_cpu_seconds "$pid") t0=$(date +%s.%N)
+        sleep "$window"
+        kill -0 "$pid" 2>/dev/null || { log "$prefix exited during its measurement"; return 1; }
+        c1=$(proc_cpu_seconds "$pid") t1=$(date +%s.%N)
+        cost_put "${prefix}_startup_cpu_s" "$c0"
+        cost_put "${prefix}_window_s" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
+        cost_put "${prefix}_cpu_s_per_min" \
+                "$(awk -v c0="$c0" -v c1="$c1" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (c1 - c0) * 60 / (b - a) }')"
+        cost_put "${prefix}_rss_kb" "$(proc_status_kb "$pid" VmRSS)"
+        cost_put "${prefix}_hwm_kb" "$(proc_status_kb "$pid" VmHWM)"
+        cost_put "${prefix}_threads" "$(proc_status_kb "$pid" Threads)"
+}
+
+cost_netpolld() {
+        local window=$1 line
+        log "daemon cost: netpolld --profile latency for ${window}s"
+        base_apply
+        netpolld_start latency "$OUT/logs/cost.netpolld.log"
+        cost_put netpolld_mode "$(daemon_property Mode)"
+        cost_put netpolld_interval_us "$(daemon_property Interval | sed 's/^t //')"
+        cost_put netpolld_version "$(daemon_property Version)"
+        sleep 1         # let start-up finish before the window opens
+        measure_process netpolld "$NETPOLLD_PID" "$window"
+        # After the CPU window, so its calls are not counted as idle cost.
+        line=$("$BUSRTT" --address "$BUS_ADDR" --count "$RTT_COUNT" 2>>"$OUT/logs/cost.busrtt.log") ||
+                log "busrtt failed (see $OUT/logs/cost.busrtt.log)"
+        local kv
+        for kv in $line; do
+                cost_put "busrtt_${kv%%=*}" "${kv#*=}"
+        done
+        netpolld_stop
+        base_check "netpolld (cost)"
+}
+
+# Every sysctl as "key<TAB>value" lines; the tabs between the fields of a
+# multi-value entry (tcp_rmem, ip_local_port_range, ...) become spaces, so
+# that each line has exactly two fields and a value is compared and written
+# back whole.
+sysctl_snapshot() {
+        sysctl -a 2>/dev/null | sed 's/\t/ /g; s/ = /\t/' | sort -t $'\t' -k1,1 >"$1"
+}
+
+TUNED_PID=""
+TUNED_SNAPSHOT=""
+
+# Puts back the sysctls that differ from the snapshot (volatile counters
+# and read-only entries are skipped).
+tuned_restore_sysctls() {
+        [[ -n $TUNED_SNAPSHOT && -f $TUNED_SNAPSHOT ]] || return 0
+        local now="$WORK/sysctl.after" key old path
+        sysctl_snapshot "$now"
+        while IFS=$'\t' read -r key old; do
+                case $key in
+                kernel.ns_last_pid | kernel.random.* | fs.dentry-state | fs.inode-* | fs.file-nr) continue ;;
+                esac
+                # sysctl shows "/" in names as "." and the other way round.
+                path=/proc/sys/$(tr './' '/.' <<<"$key")
+                [[ -w $path ]] || continue
+                if printf '%s\n' "$old" >"$path" 2>/dev/null; then
+                        log "restored sysctl $key = $old"
+                else
+                        log "could not restore sysctl $key = $old"
+                fi
+        done < <(join -t $'\t' -j 1 "$TUNED_SNAPSHOT" "$now" | awk -F'\t' 'NF == 3 && $2 != $3 { print $1 "\t" $2 }')
+        TUNED_SNAPSHOT=""
+}
+
+tuned_stop() {
+        [[ -n $TUNED_PID ]] || return 0
+        stop_pid "$TUNED_PID" 20
+        TUNED_PID=""
+        tuned_restore_sysctls
+        file_restore
+}
+
+cost_tuned() {
+        local window=$1 i f
+        if ! command -v tuned >/dev/null || [[ ! -d /usr/lib/tuned/network-latency ]]; then
+                cost_put tuned_unavailable "tuned or its network-latency profile is not installed"
+                return 0
+        fi
+        if pgrep -x tuned >/dev/null; then
+                cost_put tuned_unavailable "a tuned service is already running on this host"
+                return 0
+        fi
+        log "daemon cost: tuned --profile network-latency for ${window}s"
+        base_apply
+        TUNED_SNAPSHOT="$WORK/sysctl.before"
+        sysctl_snapshot "$TUNED_SNAPSHOT"
+        for f in /sys/kernel/mm/transparent_hugepage/{enabled,defrag} \
+                 /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor \
+                 /sys/devices/system/cpu/cpu*/power/energy_perf_bias \
+                 /sys/devices/system/cpu/intel_pstate/{min_perf_pct,no_turbo}; do
+                [[ -w $f ]] && host_remember "$f"
+        done
+        for f in /etc/tuned/{active_profile,profile_mode,post_loaded_profile,bootcmdline}; do
+                file_remember "$f"
+        done
+        cost_put tuned_version "$(tuned --version 2>&1 | awk '{ print $NF }')"
+        DBUS_SYSTEM_BUS_ADDRESS="$BUS_ADDR" tuned -l "$OUT/logs/cost.tuned.log" \
+                -P "$WORK/tuned.pid" --profile network-latency >"$OUT/logs/cost.tuned.stderr" 2>&1 &
+        TUNED_PID=$!
+        child_add "$TUNED_PID" tuned
+        for ((i = 0; i < 1200; i++)); do
+                grep -q "static tuning from profile 'network-latency' applied" \
+                        "$OUT/logs/cost.tuned.log" 2>/dev/null && break
+                kill -0 "$TUNED_PID" 2>/dev/null || break
+                sleep 0.05
+        done
+        if ! kill -0 "$TUNED_PID" 2>/dev/null || ((i == 1200)); then
+                cost_put tuned_unavailable "tuned did not apply network-latency (see logs/cost.tuned.log)"
+                tuned_stop
+                return 0
+        fi
+        cost_put tuned_busy_read "$(</proc/sys/net/core/busy_read)"
+        cost_put tuned_bus_name "$(busctl --address="$BUS_ADDR" list 2>/dev/null |
+                awk '$1 == "com.redhat.tuned" { print "com.redhat.tuned"; f = 1 } END { if (!f) print "none" }')"
+        sleep 1
+        measure_process tuned "$TUNED_PID" "$window"
+        tuned_stop
+        base_check "tuned"
+}
