@@ -35,6 +35,7 @@ declare -a STARTED_PIDS=()
 CASE_N=0
 CASE_FAILED=0
 CASE_DIAG=
+CASE_SKIP=
 
 diag() {
         CASE_DIAG+=$(printf '%s\n' "$@" | sed 's/^/# /')$'\n'
@@ -46,15 +47,23 @@ fail() {
         diag "$@"
 }
 
+# skip REASON: the current case cannot decide on this machine (TAP "# SKIP").
+skip() {
+        CASE_SKIP=$1
+}
+
 # run_case DESCRIPTION FUNCTION [ARGS...]: one TAP line for what FUNCTION checked.
 run_case() {
         local desc=$1
         shift
         CASE_FAILED=0
         CASE_DIAG=
+        CASE_SKIP=
         "$@"
         CASE_N=$((CASE_N + 1))
-        if [ "$CASE_FAILED" = 0 ]; then
+        if [ "$CASE_FAILED" = 0 ] && [ -n "$CASE_SKIP" ]; then
+                echo "ok $CASE_N - $desc # SKIP $CASE_SKIP"
+        elif [ "$CASE_FAILED" = 0 ]; then
                 echo "ok $CASE_N - $desc"
         else
                 echo "not ok $CASE_N - $desc"

@@ -1,0 +1,180 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# test-adaptive-kernel.sh: adaptive busy polling on the real kernel (tier 3).
+# Two network namespaces joined by a veth pair (GRO on, TSO off, so TCP goes
+# through veth's NAPI), a 1-byte request/response client and server (bench/rr.c)
+# pinned to different CPUs, netpolld on the real sysroot with a profile that
+# busy-polls 50us and adapts. A CPU-bound task started on the client's CPU
+# must make netpolld lower busy-read within a few intervals; once it ends,
+# busy-read must come back. The host's busy_read/busy_poll are restored
+# whatever happens (netpolld restores on stop; the trap puts back the values
+# read at the start as well). Time bounds are generous: this asserts what
+# happens, not how fast. Speaks TAP; needs root and at least 2 CPUs.
+
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "$(readlink -f "$0")")/lib.sh"
+
+require_root_and_tools
+for t in ip ethtool taskset cc; do
+        if ! command -v "$t" >/dev/null; then
+                echo "1..0 # SKIP needs $t"
+                exit 0
+        fi
+done
+if [ "$(nproc)" -lt 2 ]; then
+        echo "1..0 # SKIP needs 2 CPUs"
+        exit 0
+fi
+
+NSC=npdak-c-$$
+NSS=npdak-s-$$
+CORE=/proc/sys/net/core
+ORIG_BUSY_READ=$(cat $CORE/busy_read)
+ORIG_BUSY_POLL=$(cat $CORE/busy_poll)
+
+restore_host() {
+        # netpolld restores on stop; this is the safety net if it could not.
+        echo "$ORIG_BUSY_READ" >$CORE/busy_read
+        echo "$ORIG_BUSY_POLL" >$CORE/busy_poll
+        ip netns del "$NSC" 2>/dev/null
+        ip netns del "$NSS" 2>/dev/null
+}
+setup_tmp
+trap 'cleanup; restore_host' EXIT
+ROOT=/ # the real kernel: never call the fixture helpers of lib.sh
+
+RR=$TMP/rr
+cc -O2 -pthread -o "$RR" "$NETPOLLD_SOURCE_ROOT/bench/rr.c" || { echo "Bail out! cannot build bench/rr.c"; exit 1; }
+
+mkdir -p "$PROFILES"
+cat >"$PROFILES/itest-adaptive-kernel.conf" <<'CONF'
+[profile]
+description = integration test: busy polling that yields to CPU-bound tasks
+[knobs]
+busy-read = 50us
+busy-poll = 50us
+[adaptive]
+enabled = yes
+runqueue-threshold = 0.5
+hold = 3
+min-dwell = 500ms
+busy-poll-floor = 0us
+CONF
+printf '[daemon]\nprofile = itest-adaptive-kernel\ninterval = 100ms\n' >"$CONF"
+
+start_bus
+ip netns add "$NSC" && ip netns add "$NSS" &&
+        veth_pair npdak0 "$NSC" npdak1 "$NSS" &&
+        ip netns exec "$NSC" ethtool -K npdak0 tso off >/dev/null &&
+        ip netns exec "$NSS" ethtool -K npdak1 tso off >/dev/null &&
+        ip -n "$NSC" addr add 10.231.0.1/24 dev npdak0 && ip -n "$NSS" addr add 10.231.0.2/24 dev npdak1 &&
+        ip -n "$NSC" link set lo up && ip -n "$NSS" link set lo up ||
+        { echo "Bail out! cannot set up the namespaces and the veth pair"; exit 1; }
+
+busy_read() { cat $CORE/busy_read; }
+
+# The share (in percent) of the next SECONDS during which some task waited for a
+# CPU, by PSI: what netpolld sees on this kernel (no schedstat, no debugfs).
+psi_some_percent() {
+        local a b
+        a=$(awk '/^some/ { sub("total=", "", $5); print $5 }' /proc/pressure/cpu)
+        sleep "$1"
+        b=$(awk '/^some/ { sub("total=", "", $5); print $5 }' /proc/pressure/cpu)
+        echo $(((b - a) / ($1 * 10000)))
+}
+busy_read_is() { [ "$(busy_read)" = "$1" ]; }
+
+# ---------------------------------------------------------------- cases
+
+case_start() {
+        start_daemon || return
+        wait_for 5 busy_read_is 50 || fail "busy_read after start: $(busy_read), expected 50"
+        expect_eq "busy_poll after start" "$(cat $CORE/busy_poll)" 50
+        local mode
+        mode=$(get_prop Mode)
+        expect_eq "Mode" "$mode" 's "adaptive"'
+}
+
+SERVER_PID= CLIENT_PID= HOG_PID=
+case_traffic() {
+        need_daemon || return
+        ip netns exec "$NSS" taskset -c 1 "$RR" server --bind 10.231.0.2 --port 7777 --max-time 120 \
+                >"$TMP/server.log" 2>&1 &
+        SERVER_PID=$!
+        STARTED_PIDS+=("$SERVER_PID")
+        sleep 0.5
+        ip netns exec "$NSC" taskset -c 0 "$RR" client --host 10.231.0.2 --port 7777 --duration 30 \
+                >"$TMP/client.log" 2>&1 &
+        CLIENT_PID=$!
+        STARTED_PIDS+=("$CLIENT_PID")
+        # With only the request/response pair running, nothing waits for a CPU.
+        sleep 2
+        # On a host busy with other work busy polling rightly yields already:
+        # then the cases below cannot tell the antagonist's effect apart.
+        if ! busy_read_is 50; then
+                QUIET=no
+                skip "the host is busy with other work (busy_read $(busy_read) before any antagonist; PSI some $(psi_some_percent 2)%)"
+        fi
+}
+
+QUIET=yes
+case_antagonist_lowers() {
+        need_daemon || return
+        [ "$QUIET" = yes ] || { skip "no quiet baseline"; return; }
+        # A CPU-bound task on the client's CPU: now a task always waits there.
+        taskset -c 0 sh -c 'while :; do :; done' &
+        HOG_PID=$!
+        STARTED_PIDS+=("$HOG_PID")
+        if wait_for 20 busy_read_is 0; then
+                log_has "busy polling yields" || fail "no log line with the controller's reason"
+                local v
+                v=$(get_value_origin busy-read)
+                expect_eq "busy-read origin" "$v" "0us adaptive"
+        else
+                fail "busy_read stayed $(busy_read) for 20 s with a CPU-bound task on the client's CPU" \
+                        "$(tail -n 10 "$LOG")"
+        fi
+}
+
+case_antagonist_gone_restores() {
+        need_daemon || return
+        [ -n "$HOG_PID" ] && kill_and_wait "$HOG_PID"
+        [ "$QUIET" = yes ] || { skip "no quiet baseline"; return; }
+        if wait_for 20 busy_read_is 50; then
+                log_has "busy polling restored" || fail "no log line for the return"
+                return
+        fi
+        # Staying low is right while other work keeps the CPUs contended.
+        local psi
+        psi=$(psi_some_percent 3)
+        if [ "$psi" -gt 50 ]; then
+                skip "other work on the host keeps CPUs contended after the task ended (PSI some ${psi}%)"
+        else
+                fail "busy_read stayed $(busy_read) for 20 s after the CPU-bound task ended (PSI some ${psi}%)" \
+                        "$(tail -n 10 "$LOG")"
+        fi
+}
+
+client_done() { ! kill -0 "$CLIENT_PID" 2>/dev/null; }
+case_traffic_completed() {
+        wait_for 40 client_done || fail "the client did not finish its 30 s run"
+        kill_and_wait "$SERVER_PID"
+        grep -q "transactions=" "$TMP/client.log" || fail "the client reported nothing" "$(cat "$TMP/client.log")"
+        grep -q "errors=0" "$TMP/client.log" || fail "the client saw errors" "$(cat "$TMP/client.log")"
+}
+
+case_stop_restores() {
+        need_daemon || return
+        stop_daemon TERM
+        expect_eq "netpolld exit status" "$DAEMON_RC" 0
+        expect_eq "busy_read after stop" "$(busy_read)" "$ORIG_BUSY_READ"
+        expect_eq "busy_poll after stop" "$(cat $CORE/busy_poll)" "$ORIG_BUSY_POLL"
+}
+
+run_case "netpolld applies busy-read/busy-poll 50us and adapts" case_start
+run_case "request/response traffic through veth's NAPI with a quiet baseline" case_traffic
+run_case "a CPU-bound task on the client's CPU makes netpolld lower busy-read" case_antagonist_lowers
+run_case "busy-read comes back after the task ends" case_antagonist_gone_restores
+run_case "the traffic ran without errors" case_traffic_completed
+run_case "SIGTERM restores the host's busy_read and busy_poll" case_stop_restores
+tap_done
