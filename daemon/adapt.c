@@ -23,6 +23,10 @@ struct Adapter {
         bool running;
         /* Where a knob the profile does not set returns to: its value before netpolld moved it. */
         uint64_t home[_CONTROL_KNOB_MAX];
+        /* The last read of each knob netpolld does not own (see knob_current()). */
+        uint64_t read_at_us[_CONTROL_KNOB_MAX];
+        uint64_t read_value[_CONTROL_KNOB_MAX];
+        int read_result[_CONTROL_KNOB_MAX];
 };
 
 static uint64_t now_ns(void) {
@@ -88,6 +92,8 @@ int adapter_update(Adapter *a) {
          * raised before a pause must still decay to where it was before.
          */
         control_state_init(&a->state);
+        for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
+                a->read_at_us[k] = 0;
         if (!run) {
                 a->running = false;
                 return a->timer ? sd_event_source_set_enabled(a->timer, SD_EVENT_OFF) : 0;
@@ -136,20 +142,50 @@ int adapter_load(Adapter *a, const Monitor **ret) {
         return 0;
 }
 
+/*
+ * A knob's current value without reading it every interval: sysctl reads
+ * are the costliest part of a tick (~10us each, more than all statistics
+ * files together). What netpolld wrote itself is known; anything else is
+ * re-read at most once per KNOB_REREAD_USEC. Outside changes to knobs
+ * netpolld owns are still caught before any move (manager_adapt checks) and
+ * by the ownership timer.
+ */
+#define KNOB_REREAD_USEC (1 * UINT64_C(1000000))
+
+static int knob_current(Adapter *a, ControlKnob k, const KnobRef *ref, const KnobState *st, uint64_t now_us,
+                        uint64_t *ret) {
+        KnobValue v = {};
+        int r;
+
+        if (st->owned) {
+                *ret = st->last.num;
+                return 0;
+        }
+        if (a->read_at_us[k] == 0 || now_us - a->read_at_us[k] >= KNOB_REREAD_USEC) {
+                r = knob_read(ref, a->manager->sysroot, &v);
+                a->read_result[k] = r < 0 ? r : 0;
+                a->read_value[k] = v.num;
+                a->read_at_us[k] = now_us;
+        }
+        if (a->read_result[k] < 0)
+                return a->read_result[k];
+        *ret = a->read_value[k];
+        return 0;
+}
+
 /* The controller's view of one knob: support, whether it may move it, where it is and where home is. */
-static void knob_input(Adapter *a, ControlKnob k, ControlKnobInput *in) {
+static void knob_input(Adapter *a, ControlKnob k, uint64_t now_us, ControlKnobInput *in) {
         Manager *m = a->manager;
         KnobRef ref = { .desc = knob_find(control_knob_name(k)) };
         KnobState *st = ref.desc ? manager_knob_state(m, &ref) : NULL;
         const ProfileKnob *pk;
-        KnobValue v;
+        uint64_t cur;
 
         *in = (ControlKnobInput){};
-        /* Somebody else's value is never the controller's to move, even between ownership checks. */
-        if (!st || manager_check_knob_external(m, st) || knob_read(&ref, m->sysroot, &v) < 0)
-                return; /* unsupported, unreadable or not ours: the controller leaves it alone */
+        if (!st || knob_current(a, k, &ref, st, now_us, &cur) < 0)
+                return; /* unsupported or unreadable: the controller leaves it alone */
         in->supported = true;
-        in->current = v.num;
+        in->current = cur;
         in->movable = st->origin == ORIGIN_DEFAULT || st->origin == ORIGIN_PROFILE || st->origin == ORIGIN_ADAPTIVE;
 
         pk = profile_get_knob(m->profile, &ref);
@@ -158,7 +194,7 @@ static void knob_input(Adapter *a, ControlKnob k, ControlKnobInput *in) {
         else {
                 /* Not in the profile: home is what it was before adaptation first moved it. */
                 if (st->origin != ORIGIN_ADAPTIVE || a->home[k] == UINT64_MAX)
-                        a->home[k] = v.num;
+                        a->home[k] = cur;
                 in->home = a->home[k];
         }
 }
@@ -197,7 +233,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         in.squeeze_per_sec = load.squeeze_per_sec;
         in.drops_per_sec = load.drops_per_sec;
         for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
-                knob_input(a, (ControlKnob)k, &in.knobs[k]);
+                knob_input(a, (ControlKnob)k, in.now_us, &in.knobs[k]);
 
         n = control_step(&a->state, &in, out, ELEMENTSOF(out));
         if (n < 0)
@@ -208,7 +244,8 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                         log_notice("%s", out[i].reason);
                         continue;
                 }
-                (void)manager_adapt(a->manager, name, out[i].value, out[i].reason);
+                if (manager_adapt(a->manager, name, out[i].old_value, out[i].value, out[i].reason) == -ESTALE)
+                        a->read_at_us[out[i].knob] = 0; /* read it afresh next time */
         }
         return 0;
 }

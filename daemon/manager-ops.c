@@ -197,10 +197,10 @@ int manager_reset_knob(Manager *m, const char *name, char **ret_value, char **re
         return manager_get_knob(m, name, ret_value, &o, ret_message);
 }
 
-int manager_adapt(Manager *m, const char *name, uint64_t value, const char *why) {
+int manager_adapt(Manager *m, const char *name, uint64_t expected, uint64_t value, const char *why) {
         _cleanup_(freep) char *msg = NULL;
         KnobRef ref = { .desc = knob_find(name) };
-        KnobValue v = { .num = value };
+        KnobValue v = { .num = value }, cur;
         KnobState *k;
         int r;
 
@@ -209,9 +209,12 @@ int manager_adapt(Manager *m, const char *name, uint64_t value, const char *why)
         k = manager_knob_state(m, &ref);
         if (!k)
                 return -ENOMEM;
-        /* What a person set, or changed outside netpolld, is theirs. */
-        if (k->origin == ORIGIN_MANUAL || k->origin == ORIGIN_EXTERNAL)
+        /* What a person set, or changed outside netpolld (also just now), is theirs. */
+        if (k->origin == ORIGIN_MANUAL || k->origin == ORIGIN_EXTERNAL || manager_check_knob_external(m, k))
                 return 0;
+        /* The decision was made on this value: if the kernel holds another now, decide again. */
+        if (knob_read(&ref, m->sysroot, &cur) >= 0 && cur.num != expected)
+                return -ESTALE;
         r = write_knob(m, k, &v, ORIGIN_ADAPTIVE, "adaptive", why, &msg);
         if (r < 0)
                 log_warning("%s, ignoring", msg ?: strerror(-r));

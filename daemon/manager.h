@@ -149,10 +149,12 @@ int manager_switch_profile(Manager *m, const char *name, char **ret_message);
 const char *manager_profile_request(const Manager *m);
 /*
  * A change decided by the adaptive controller (origin "adaptive", KnobChanged
- * reason "adaptive", why in the log). Knobs a person set or changed outside
- * netpolld are left alone (returns 0 without writing).
+ * reason "adaptive", why in the log) on the grounds that the knob holds
+ * `expected`. Knobs a person set or changed outside netpolld are left alone
+ * (returns 0 without writing); -ESTALE when the knob no longer holds
+ * `expected` (nothing written: decide again with the new value).
  */
-int manager_adapt(Manager *m, const char *name, uint64_t value, const char *why);
+int manager_adapt(Manager *m, const char *name, uint64_t expected, uint64_t value, const char *why);
 
 /* On stop: restores every recorded original (rollback auto) or forgets them (not-on-exit). */
 int manager_stop(Manager *m);
