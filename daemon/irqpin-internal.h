@@ -41,13 +41,6 @@ typedef struct Device {
         size_t n_slots;
 } Device;
 
-typedef struct NapiOriginal {
-        char *netns;           /* NULL: our own */
-        uint32_t napi_id;
-        NapiKnob knob;
-        uint64_t value;
-} NapiOriginal;
-
 struct IrqPin {
         sd_event *event;
         char *sysroot;
@@ -72,9 +65,6 @@ struct IrqPin {
 
         Device *devices;
         size_t n_devices;
-
-        NapiOriginal *napi;
-        size_t n_napi;
 };
 
 #define IRQPIN_RETRY_USEC (5 * UINT64_C(1000000))

@@ -389,9 +389,6 @@ IrqPin *irqpin_free(IrqPin *p) {
         for (size_t i = 0; i < p->n_devices; i++)
                 free(p->devices[i].slots);
         free(p->devices);
-        for (size_t i = 0; i < p->n_napi; i++)
-                free(p->napi[i].netns);
-        free(p->napi);
         topology_done(&p->topo);
         config_done(&p->cfg);
         free(p->sysroot);

@@ -107,8 +107,8 @@ bool irqpin_irqbalance_running(const IrqPin *p);
  * is ref->napi_id (checked to belong to ref->device) or the one serving the
  * queue ref->kind/ref->index.
  *
- * irqpin_napi_set records the instance's original value before its first
- * change (irqpin_napi_restore puts them back), sets it, and reads it back:
+ * irqpin_napi_set records the instance's original value in the journal
+ * ("napi:" entry, journal.h) before its first change, sets it, and reads it back:
  * 0 when the kernel holds value; -EDOM when it holds *ret_readback instead;
  * -EOPNOTSUPP when the kernel lacks napi-set (before 6.13) or this knob;
  * -ENODEV for an unknown device; -ENOENT when the queue has no NAPI
@@ -120,12 +120,23 @@ int irqpin_napi_set(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t v
 int irqpin_napi_get(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t *ret_value, uint32_t *ret_napi_id);
 
 /*
- * Puts back every per-NAPI value irqpin_napi_set changed (on stop; instances
- * that are gone count as restored). Returns the number that failed. The
- * journal cannot hold these (they are not files), so after a crash they stay.
+ * Puts back every per-NAPI value irqpin_napi_set changed (instances that are
+ * gone count as restored) and drops their journal entries. Returns the
+ * number that failed (they stay in the journal). The daemon's stop does not
+ * need it: journal_replay with irqpin_napi_restore_entry as the restore hook
+ * does the same.
  */
 int irqpin_napi_restore(IrqPin *p);
 /* Puts back one per-NAPI knob's original (if netpolld changed it); *ret_value is the value afterwards. */
 int irqpin_napi_reset(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t *ret_value);
-/* Whether netpolld changed this per-NAPI knob (and so restores it on stop). */
+/* Whether netpolld changed this per-NAPI knob (its original is journaled, restored on stop). */
 bool irqpin_napi_changed(IrqPin *p, const char *netns, uint32_t napi_id, NapiKnob knob);
+
+/*
+ * The journal's restore hook (journal_set_restore_hook) for "napi:" entries:
+ * napi-set of the original in the entry's namespace through a socket of its
+ * own, so it needs no IrqPin (the start-up replay runs before one exists).
+ * An instance or namespace that is gone counts as restored (0). knob and
+ * userdata are unused. Does not log.
+ */
+int irqpin_napi_restore_entry(const char *knob, const char *path, const char *original, void *userdata);

@@ -33,6 +33,8 @@ struct Journal {
         char *path;
         JournalEntry *entries;
         size_t n;
+        journal_restore_fn restore_hook; /* for "napi:" paths */
+        void *restore_userdata;
 };
 
 static void entry_done(JournalEntry *e) {
@@ -57,6 +59,15 @@ size_t journal_size(const Journal *j) {
         return j ? j->n : 0;
 }
 
+const char *journal_path_at(const Journal *j, size_t i) {
+        return j && i < j->n ? j->entries[i].path : NULL;
+}
+
+void journal_set_restore_hook(Journal *j, journal_restore_fn fn, void *userdata) {
+        j->restore_hook = fn;
+        j->restore_userdata = userdata;
+}
+
 const char *journal_path(const Journal *j) {
         return j->path;
 }
@@ -73,8 +84,18 @@ const char *journal_original(const Journal *j, const char *path) {
         return i < 0 ? NULL : j->entries[i].original;
 }
 
-/* Only kernel files may be restored: a journal must never write anywhere else. */
+static bool is_napi_path(const char *path) {
+        return startswith(path, "napi:");
+}
+
+/*
+ * Only kernel files may be restored: a journal must never write anywhere
+ * else. "napi:" entries are never written as files (the restore hook sets
+ * them over netlink), but they must still be well formed.
+ */
 static bool path_acceptable(const char *path) {
+        if (is_napi_path(path))
+                return journal_napi_path_parse(path, NULL, NULL, NULL) >= 0;
         return (startswith(path, "/proc/") || startswith(path, "/sys/")) && !strstr(path, "..");
 }
 
@@ -118,7 +139,8 @@ static int parse_entry(Journal *j, char *line, unsigned lineno, char **ret_reaso
         if (p || !*f[0] || !*f[1] || !*f[2])
                 return fail(ret_reason, lineno, "expected KNOB<TAB>PATH<TAB>VALUE");
         if (!path_acceptable(f[1]))
-                return fail(ret_reason, lineno, "path must start with /proc/ or /sys/ and must not contain \"..\"");
+                return fail(ret_reason, lineno, "path must start with /proc/ or /sys/ and must not contain \"..\", "
+                                                      "or be napi:NETNS:ID:KNOB");
         if (find_entry(j, f[1]) >= 0)
                 return fail(ret_reason, lineno, "duplicate path");
         return append_entry(j, f[0], f[1], f[2]);
@@ -394,6 +416,13 @@ static int write_original(const Journal *j, size_t i, const char *sysroot) {
         _cleanup_(freep) char *full = NULL;
         int r;
 
+        if (is_napi_path(j->entries[i].path)) {
+                /* Not a file: only the hook knows how (netlink); without one the entry waits. */
+                if (!j->restore_hook)
+                        return -EOPNOTSUPP;
+                return j->restore_hook(j->entries[i].knob, j->entries[i].path, j->entries[i].original,
+                                       j->restore_userdata);
+        }
         r = sysroot_path(sysroot, j->entries[i].path, &full);
         if (r < 0)
                 return r;

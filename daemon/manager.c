@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "irqpin.h"
 #include "log.h"
 #include "manager-internal.h"
 #include "strv.h"
@@ -316,6 +317,14 @@ int manager_start(Manager *m, DaemonConfig *config, Profile *profile, char **ret
                         return -ENOMEM;
                 return r;
         }
+
+        /*
+         * Per-NAPI originals ("napi:" entries) are set over netlink, not
+         * written as files: the hook does that. It is set here, before the
+         * replay, because irqpin_new() only runs after manager_start(); it
+         * needs no IrqPin, and the stop's replay uses it as well.
+         */
+        journal_set_restore_hook(m->journal, irqpin_napi_restore_entry, NULL);
 
         if (journal_size(m->journal) > 0) {
                 if (manager_dry_run(m))

@@ -170,10 +170,7 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
 
         log_info("received %s, stopping", strsignal((int)si->ssi_signo));
         sd_notify(false, "STOPPING=1\nSTATUS=Restoring knobs");
-        /* Per-NAPI values live in netlink, not in files: irqpin keeps their originals itself. */
-        if (m->irqpin && !manager_dry_run(m) && m->config->rollback == ROLLBACK_AUTO &&
-            irqpin_napi_restore(m->irqpin) > 0)
-                log_warning("some per-NAPI values could not be restored");
+        /* Per-NAPI originals are journal entries too: manager_stop's replay restores them (restore hook). */
         r = manager_stop(m);
         return sd_event_exit(sd_event_source_get_event(s), r < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
 }

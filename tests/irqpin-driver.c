@@ -228,6 +228,9 @@ int main(int argc, char **argv) {
         r = sd_event_default(&d.event);
         if (r >= 0)
                 r = journal_open(&d.journal, state_dir, &reason);
+        if (r >= 0)
+                /* As netpolld does: "napi:" entries are restored over netlink, also in the replay below. */
+                journal_set_restore_hook(d.journal, irqpin_napi_restore_entry, NULL);
         if (r >= 0 && journal_size(d.journal) > 0) {
                 /* What a killed run left behind goes back first, as netpolld does after a crash. */
                 r = journal_replay(d.journal, d.sysroot, NULL, NULL);
