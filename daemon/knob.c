@@ -499,8 +499,10 @@ const char *knob_refusal_hint(const KnobDesc *d) {
                 { "busy-loop-threshold", "the patched kernel accepts 0 to 2147483647 tasks" },
                 { "softirq-budget", "the patched kernel accepts 100us to 100000us" },
                 { "softirq-restarts", "the patched kernel accepts 1 to 1000 restarts" },
-                { "napi-skb-cache-size", "the patched kernel accepts 2 to 256 skbs" },
-                { "napi-skb-cache-bulk", "the patched kernel accepts 1 to 128 skbs" },
+                { "napi-skb-cache-size", "the patched kernel accepts 2 to 256 skbs, and at least twice "
+                                         "napi-skb-cache-bulk (lower the bulk first)" },
+                { "napi-skb-cache-bulk", "the patched kernel accepts 1 to 128 skbs, and at most half of "
+                                         "napi-skb-cache-size (raise the size first)" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(hints); i++)

@@ -347,7 +347,9 @@ START_TEST(test_knob_refusal_hint_names_kernel_limits) {
         ck_assert_str_eq(knob_refusal_hint(knob_find("netdev-budget-time")),
                          "the kernel refuses values below 2 jiffies (8000us at HZ=250, 2000us at HZ=1000)");
         ck_assert_str_eq(knob_refusal_hint(knob_find("softirq-budget")), "the patched kernel accepts 100us to 100000us");
-        ck_assert_str_eq(knob_refusal_hint(knob_find("napi-skb-cache-size")), "the patched kernel accepts 2 to 256 skbs");
+        ck_assert_str_eq(knob_refusal_hint(knob_find("napi-skb-cache-size")),
+                         "the patched kernel accepts 2 to 256 skbs, and at least twice napi-skb-cache-bulk (lower the "
+                         "bulk first)");
         for (size_t i = 0; i < knob_catalog_size; i++)
                 if (knob_catalog[i].patch)
                         ck_assert_ptr_nonnull(knob_refusal_hint(&knob_catalog[i]));

@@ -1,0 +1,244 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# run.sh: the patched-kernel test (tier 4). Applies kernel-patches/ to
+# Debian's linux-source-6.12, builds a minimal x86_64 kernel from
+# tinyconfig + kernel.config, packs busybox, vmtool, netpolld, netpollctl and
+# dbus-daemon into an initramfs whose /init is init.sh, boots it under qemu
+# (TCG, never KVM) with a time limit and reports the VM's verdict as TAP.
+#
+# Installs what it needs with apt-get when missing (CI starts from a fresh
+# machine). Work trees and build output live in a cache directory outside the
+# repository, reused by later runs:
+#   NETPOLLD_KERNEL_CACHE   cache directory (default /var/tmp/netpolld-kernel)
+#   NETPOLLD_KERNEL_DEBUG=1 also build and boot the KASAN + lockdep variant
+#   NETPOLLD_KERNEL_BOOT_TIMEOUT  seconds one boot may take (default 600,
+#                           doubled for the debug variant)
+#   NETPOLLD_KERNEL_BZIMAGE boot this kernel instead of building one (for
+#                           work on init.sh; the series is then not checked)
+#   NETPOLLD_BINARY, NETPOLLCTL_BINARY, NETPOLLD_SOURCE_ROOT (set by meson)
+set -uo pipefail
+
+HERE=$(dirname "$(readlink -f "$0")")
+SOURCE_ROOT=${NETPOLLD_SOURCE_ROOT:-$(readlink -f "$HERE/../..")}
+CACHE=${NETPOLLD_KERNEL_CACHE:-/var/tmp/netpolld-kernel}
+BOOT_TIMEOUT=${NETPOLLD_KERNEL_BOOT_TIMEOUT:-600}
+TARBALL=/usr/src/linux-source-6.12.tar.xz
+PATCHES=$SOURCE_ROOT/kernel-patches
+SRC=$CACHE/src
+START=$SECONDS
+
+# ---------------------------------------------------------------- TAP
+
+N=0
+FAILED=0
+ok() { N=$((N + 1)); echo "ok $N - $*"; }
+not_ok() { N=$((N + 1)); FAILED=1; echo "not ok $N - $*"; }
+diag() { sed 's/^/# /'; }
+finish() {
+        echo "# total $((SECONDS - START))s"
+        echo "1..$N"
+        exit "$FAILED"
+}
+# bail DESCRIPTION [LOG]: a step the rest depends on failed.
+bail() {
+        not_ok "$1"
+        [ -n "${2:-}" ] && [ -f "$2" ] && tail -n 60 "$2" | diag
+        finish
+}
+
+if [ "$(id -u)" != 0 ]; then
+        echo "1..0 # SKIP needs root (installs packages, builds in $CACHE)"
+        exit 0
+fi
+
+# ---------------------------------------------------------------- dependencies
+
+packages=(
+        linux-source-6.12 busybox-static qemu-system-x86
+        git gcc libc6-dev make flex bison bc libelf-dev libssl-dev cpio xz-utils gzip ccache
+        dbus-daemon
+)
+missing=()
+for p in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+mkdir -p "$CACHE" || bail "cannot create $CACHE"
+if [ ${#missing[@]} -gt 0 ]; then
+        echo "# installing ${missing[*]}"
+        { apt-get update -qq &&
+          DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
+                >"$CACHE/apt.log" 2>&1 || bail "apt-get install ${missing[*]}" "$CACHE/apt.log"
+fi
+ok "dependencies installed"
+
+NETPOLLD=${NETPOLLD_BINARY:-$SOURCE_ROOT/build/netpolld}
+NETPOLLCTL=${NETPOLLCTL_BINARY:-$SOURCE_ROOT/build/netpollctl}
+for b in "$NETPOLLD" "$NETPOLLCTL"; do
+        [ -x "$b" ] || bail "$b not built (set NETPOLLD_BINARY and NETPOLLCTL_BINARY)"
+done
+
+# ---------------------------------------------------------------- source tree
+
+# prepare_tree: $SRC is the packaged source with the series applied; sets
+# src_stamp. The tree is rebuilt when the package or any patch changes; tar
+# keeps the files' times, so make then recompiles only what changed.
+prepare_tree() {
+        local p series
+        mapfile -t series < <(grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/series")
+        [ ${#series[@]} -gt 0 ] || bail "kernel-patches/series lists no patch"
+        src_stamp=$({ dpkg-query -W -f='${Version}' linux-source-6.12
+                      for p in "${series[@]}"; do sha256sum "$PATCHES/$p"; done; } | sha256sum | cut -d' ' -f1)
+        if [ "$(cat "$SRC.stamp" 2>/dev/null)" = "$src_stamp" ]; then
+                ok "${#series[@]} patches applied to the cached linux-source-6.12 tree"
+                return
+        fi
+        rm -rf "$SRC" "$SRC.stamp"
+        mkdir -p "$SRC"
+        tar -xf "$TARBALL" -C "$SRC" --strip-components=1 || bail "cannot unpack $TARBALL"
+        for p in "${series[@]}"; do
+                # --check first: a patch that does not apply changes nothing.
+                # The ceiling keeps git from treating an enclosing repository
+                # as the tree to patch when the cache lives inside one.
+                (cd "$SRC" && export GIT_CEILING_DIRECTORIES=$CACHE &&
+                 git apply --check "$PATCHES/$p" && git apply "$PATCHES/$p") \
+                        >"$CACHE/apply.log" 2>&1 || bail "$p applies to $(basename "$TARBALL")" "$CACHE/apply.log"
+        done
+        echo "$src_stamp" >"$SRC.stamp"
+        ok "${#series[@]} patches apply to linux-source-6.12 $(make -s -C "$SRC" kernelversion 2>/dev/null) (git apply --check)"
+}
+
+# ---------------------------------------------------------------- kernel
+
+export CCACHE_DIR=$CACHE/ccache
+# paths relative to the cache: a moved or second cache still hits
+export CCACHE_BASEDIR=$CACHE CCACHE_NOHASHDIR=1
+export KBUILD_BUILD_USER=netpolld KBUILD_BUILD_HOST=ktest
+CC_ARG=(CC="ccache gcc")
+command -v ccache >/dev/null || CC_ARG=()
+
+# build_kernel VARIANT FRAGMENT...: sets BZIMAGE; bails on failure.
+build_kernel() {
+        local variant=$1 out=$CACHE/build-$1 t0=$SECONDS stamp line
+        shift
+        mkdir -p "$out"
+        stamp=$({ echo "$src_stamp"; cat "$@"; } | sha256sum | cut -d' ' -f1)
+        if [ "$(cat "$out/config.stamp" 2>/dev/null)" != "$stamp" ]; then
+                {
+                        make -C "$SRC" O="$out" tinyconfig &&
+                        "$SRC/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$@" &&
+                        make -C "$SRC" O="$out" olddefconfig
+                } >"$out/config.log" 2>&1 || bail "kernel config ($variant)" "$out/config.log"
+                # every option the fragments ask for must survive the dependencies
+                for line in $(grep -h '^CONFIG_.*=y$' "$@"); do
+                        grep -qx "$line" "$out/.config" || bail "$line dropped by kconfig ($variant)"
+                done
+                echo "$stamp" >"$out/config.stamp"
+        fi
+        make -C "$SRC" O="$out" "${CC_ARG[@]}" -j"$(nproc)" bzImage >"$out/make.log" 2>&1 ||
+                bail "kernel build ($variant)" "$out/make.log"
+        BZIMAGE=$out/arch/x86/boot/bzImage
+        ok "kernel ($variant) built in $((SECONDS - t0))s"
+}
+
+# ---------------------------------------------------------------- initramfs
+
+VMTOOL=$CACHE/vmtool
+gcc -static -O2 -Wall -Wextra -D_GNU_SOURCE -o "$VMTOOL" "$HERE/vmtool.c" >"$CACHE/vmtool.log" 2>&1 ||
+        bail "vmtool builds (gcc -static)" "$CACHE/vmtool.log"
+
+# copy_elf BINARY DEST_DIR: the binary and every shared library ldd names.
+copy_elf() {
+        local root=$1 bin=$2 dest=$3 lib
+        install -D -m 0755 "$bin" "$root$dest/$(basename "$bin")" || return 1
+        for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+                [ -e "$root$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$root$lib" || return 1
+        done
+}
+
+make_initramfs() {
+        local root=$CACHE/initramfs a
+        rm -rf "$root"
+        mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc/ktest/profiles,proc,sys,dev,tmp,run,var/run}
+        install -m 0755 /bin/busybox "$root/bin/busybox"
+        for a in $(/bin/busybox --list); do
+                [ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
+        done
+        install -m 0755 "$VMTOOL" "$root/bin/vmtool"
+        copy_elf "$root" "$NETPOLLD" /usr/sbin &&
+        copy_elf "$root" "$NETPOLLCTL" /usr/bin &&
+        copy_elf "$root" "$(command -v dbus-daemon)" /usr/bin || return 1
+        install -m 0755 "$HERE/init.sh" "$root/init"
+        install -m 0644 "$HERE/dbus.conf" "$root/etc/ktest/dbus.conf"
+        install -m 0644 "$HERE/netpolld.conf" "$root/etc/ktest/netpolld.conf"
+        install -m 0644 "$HERE/ktest.conf" "$root/etc/ktest/profiles/ktest.conf"
+        printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
+        printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+        echo 6e6574706f6c6c642d6b74657374aa01 >"$root/etc/machine-id"
+        (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$CACHE/initramfs.cpio.gz"
+}
+make_initramfs >"$CACHE/initramfs.log" 2>&1 || bail "initramfs" "$CACHE/initramfs.log"
+ok "initramfs with busybox, vmtool, netpolld, netpollctl and dbus-daemon"
+
+# ---------------------------------------------------------------- boot
+
+# boot VARIANT MEMORY TIMEOUT: runs the VM and turns its results into TAP.
+boot() {
+        local variant=$1 mem=$2 limit=$3 console=$CACHE/console-$1.log results=$CACHE/results-$1.log
+        local t0=$SECONDS rc line done=0 bad
+        rm -f "$console" "$results"
+        # Two virtio-net devices on a qemu hub with no other port: traffic
+        # between them never leaves qemu. romfile= avoids needing ipxe's ROMs.
+        timeout "$limit" qemu-system-x86_64 -accel tcg -smp 2 -m "$mem" \
+                -nodefaults -display none -no-reboot \
+                -kernel "$BZIMAGE" -initrd "$CACHE/initramfs.cpio.gz" \
+                -append "console=ttyS0 loglevel=5 panic=-1 ktest.variant=$variant" \
+                -serial "file:$console" -serial "file:$results" \
+                -netdev hubport,id=h0,hubid=0 -device virtio-net-pci,netdev=h0,romfile= \
+                -netdev hubport,id=h1,hubid=0 -device virtio-net-pci,netdev=h1,romfile= \
+                >"$CACHE/qemu-$variant.log" 2>&1
+        rc=$?
+        while IFS= read -r line || [ -n "$line" ]; do
+                line=${line%$'\r'}
+                case $line in
+                "KTEST ok "*) ok "vm($variant): ${line#KTEST ok }" ;;
+                "KTEST fail "*) not_ok "vm($variant): ${line#KTEST fail }" ;;
+                "KTEST diag "*) echo "# ${line#KTEST diag }" ;;
+                "KTEST done") done=1 ;;
+                esac
+        done <"$results"
+        if [ "$rc" = 124 ]; then
+                not_ok "vm($variant) powered off within ${limit}s"
+        elif [ "$done" != 1 ]; then
+                not_ok "vm($variant) ran every case (qemu exit $rc)"
+        else
+                ok "vm($variant) ran every case and powered off ($((SECONDS - t0))s)"
+        fi
+        # (the VM echoes its own KTEST lines to the console too: not kernel output)
+        bad=$(grep -a -v '^KTEST ' "$console" | grep -a -E 'BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|circular locking|inconsistent lock state|suspicious RCU|general protection|Call Trace' | head -n 20)
+        if [ -n "$bad" ]; then
+                not_ok "vm($variant): console free of kernel warnings"
+                echo "$bad" | diag
+        else
+                ok "vm($variant): console free of kernel warnings"
+        fi
+        if [ "$FAILED" != 0 ]; then
+                echo "# console tail ($console):"
+                tail -n 80 "$console" | tr -d '\r' | diag
+                [ -s "$CACHE/qemu-$variant.log" ] && diag <"$CACHE/qemu-$variant.log"
+        fi
+}
+
+if [ -n "${NETPOLLD_KERNEL_BZIMAGE:-}" ]; then
+        BZIMAGE=$NETPOLLD_KERNEL_BZIMAGE
+        ok "using the prebuilt kernel $BZIMAGE"
+else
+        prepare_tree
+        build_kernel normal "$HERE/kernel.config"
+fi
+boot normal 512M "$BOOT_TIMEOUT"
+if [ "${NETPOLLD_KERNEL_DEBUG:-0}" = 1 ]; then
+        [ -n "${src_stamp:-}" ] || prepare_tree
+        build_kernel debug "$HERE/kernel.config" "$HERE/debug.config"
+        boot debug 1G $((BOOT_TIMEOUT * 2))
+fi
+finish
