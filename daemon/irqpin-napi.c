@@ -55,6 +55,20 @@ static int resolve(NetdevGenl *g, const NapiRef *ref, NapiInfo *ret) {
         return ret->ifindex == ifindex ? 0 : -ENOENT;
 }
 
+/* The netlink socket for netns (*ret_own when opened here) and the instance ref names, which must have the knob. */
+static int open_instance(IrqPin *p, const char *netns, const NapiRef *ref, NetdevGenl **ret, NetdevGenl **ret_own,
+                         NapiInfo *ret_info) {
+        int r;
+
+        r = open_genl(p, netns, ret, ret_own);
+        if (r < 0)
+                return r;
+        r = resolve(*ret, ref, ret_info);
+        if (r < 0)
+                return r;
+        return ret_info->has[ref->knob] ? 0 : -EOPNOTSUPP;
+}
+
 int irqpin_napi_get(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t *ret_value, uint32_t *ret_napi_id) {
         _cleanup_(netdev_genl_freep) NetdevGenl *own = NULL;
         NetdevGenl *g;
@@ -63,14 +77,9 @@ int irqpin_napi_get(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t *
 
         if (!p || !ref || ref->knob >= _NAPI_KNOB_MAX || !ret_value)
                 return -EINVAL;
-        r = open_genl(p, netns, &g, &own);
+        r = open_instance(p, netns, ref, &g, &own, &info);
         if (r < 0)
                 return r;
-        r = resolve(g, ref, &info);
-        if (r < 0)
-                return r;
-        if (!info.has[ref->knob])
-                return -EOPNOTSUPP;
         *ret_value = info.value[ref->knob];
         if (ret_napi_id)
                 *ret_napi_id = info.id;
@@ -150,14 +159,9 @@ int irqpin_napi_set(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t v
         if (!p || !ref || ref->knob >= _NAPI_KNOB_MAX)
                 return -EINVAL;
         name = napi_knob_to_string(ref->knob);
-        r = open_genl(p, netns, &g, &own);
+        r = open_instance(p, netns, ref, &g, &own, &info);
         if (r < 0)
                 return r;
-        r = resolve(g, ref, &info);
-        if (r < 0)
-                return r;
-        if (!info.has[ref->knob])
-                return -EOPNOTSUPP;
         if (ret_napi_id)
                 *ret_napi_id = info.id;
 
@@ -198,14 +202,9 @@ int irqpin_napi_reset(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t
 
         if (!p || !ref || ref->knob >= _NAPI_KNOB_MAX || !ret_value)
                 return -EINVAL;
-        r = open_genl(p, netns, &g, &own);
+        r = open_instance(p, netns, ref, &g, &own, &info);
         if (r < 0)
                 return r;
-        r = resolve(g, ref, &info);
-        if (r < 0)
-                return r;
-        if (!info.has[ref->knob])
-                return -EOPNOTSUPP;
         path = napi_path(netns, info.id, ref->knob);
         if (!path)
                 return -ENOMEM;
