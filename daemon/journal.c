@@ -443,30 +443,46 @@ int journal_restore(Journal *j, const char *sysroot, const char *path) {
 }
 
 int journal_replay(Journal *j, const char *sysroot, journal_report_fn report, void *userdata) {
-        int failed = 0, persist_error = 0;
-        size_t i = 0;
+        int persist_error = 0, failed;
+        bool progress;
 
-        /* Keep going after any failure: every other original still belongs back in the kernel. */
-        while (i < j->n) {
-                JournalEntry e;
-                int r = write_original(j, i, sysroot);
+        /*
+         * Keep going after any failure: every other original still belongs back
+         * in the kernel. And go round again while a round restored something:
+         * some values depend on others (the patched kernel refuses
+         * napi_skb_cache_size below twice napi_skb_cache_bulk), so a value
+         * refused before its partner was restored may be accepted after it.
+         */
+        do {
+                progress = false;
+                failed = 0;
+                for (size_t i = 0; i < j->n;) {
+                        JournalEntry e;
+                        int r = write_original(j, i, sysroot);
 
-                if (r < 0) {
+                        if (r < 0) {
+                                failed++;
+                                i++;
+                                continue;
+                        }
+                        progress = true;
+                        r = drop_entry(j, i, &e);
                         if (report)
-                                report(j->entries[i].knob, j->entries[i].path, j->entries[i].original, r, userdata);
-                        failed++;
-                        i++;
-                        continue;
+                                report(e.knob, e.path, e.original, r, userdata);
+                        if (r < 0) {
+                                if (!persist_error)
+                                        persist_error = r;
+                                i++;
+                        } else
+                                entry_done(&e);
                 }
-                r = drop_entry(j, i, &e);
-                if (report)
-                        report(e.knob, e.path, e.original, r, userdata);
-                if (r < 0) {
-                        if (!persist_error)
-                                persist_error = r;
-                        i++;
-                } else
-                        entry_done(&e);
+        } while (failed > 0 && progress);
+
+        /* What is left failed in the last round too: say why, once each. */
+        for (size_t i = 0; report && i < j->n; i++) {
+                int r = write_original(j, i, sysroot);
+                if (r < 0)
+                        report(j->entries[i].knob, j->entries[i].path, j->entries[i].original, r, userdata);
         }
         return persist_error < 0 ? persist_error : failed;
 }

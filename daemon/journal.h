@@ -89,7 +89,9 @@ typedef void (*journal_report_fn)(const char *knob, const char *path, const char
 
 /*
  * Restores every entry (journal_restore), calling report (may be NULL) for
- * each with 0 or the error. Entries that could not be written stay in the
+ * each with 0 or the error; entries the kernel refused are tried again
+ * after the others as long as a round restores something (values that
+ * depend on each other), and reported once, last. Entries that could not be written stay in the
  * journal; when none remain the file is removed. Returns the number of
  * entries that failed, or a negative errno if the journal file itself could
  * not be updated.

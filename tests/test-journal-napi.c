@@ -236,6 +236,44 @@ START_TEST(test_journal_replay_calls_hook_for_napi_entries) {
 }
 END_TEST
 
+/* A kernel that refuses the first value until the second is back, like napi_skb_cache_size vs _bulk. */
+typedef struct Dependent {
+        bool second_done;
+        unsigned refused;
+} Dependent;
+
+static int dependent_hook(const char *knob, const char *path, const char *original, void *userdata) {
+        Dependent *d = userdata;
+
+        (void)knob, (void)original;
+        if (strstr(path, ":1:")) {
+                if (!d->second_done) {
+                        d->refused++;
+                        return -EINVAL;
+                }
+                return 0;
+        }
+        d->second_done = true;
+        return 0;
+}
+
+START_TEST(test_journal_replay_retries_values_that_depend_on_later_ones) {
+        _cleanup_(journal_freep) Journal *j = open_ok();
+        Dependent d = {};
+        Reports rep = {};
+
+        ck_assert_int_eq(journal_record(j, "napi-defer-hard-irqs@veth0:napi-1", "napi:-:1:napi-defer-hard-irqs", "0"), 0);
+        ck_assert_int_eq(journal_record(j, "napi-defer-hard-irqs@veth0:napi-2", "napi:-:2:napi-defer-hard-irqs", "0"), 0);
+        journal_set_restore_hook(j, dependent_hook, &d);
+        ck_assert_int_eq(journal_replay(j, sysroot, collect, &rep), 0);
+        ck_assert_uint_eq(d.refused, 1);
+        ck_assert_uint_eq(rep.n, 2);
+        ck_assert_int_eq(rep.errors[0], 0);
+        ck_assert_int_eq(rep.errors[1], 0);
+        ck_assert_uint_eq(journal_size(j), 0);
+}
+END_TEST
+
 START_TEST(test_journal_napi_entry_without_hook_stays) {
         _cleanup_(journal_freep) Journal *j = open_ok();
         _cleanup_(freep) char *stray = tu_join(sysroot, NAPI_GRO);
@@ -298,6 +336,7 @@ static Suite *journal_napi_suite(void) {
         tc = tcase_create("restore hook");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_journal_replay_calls_hook_for_napi_entries);
+        tcase_add_test(tc, test_journal_replay_retries_values_that_depend_on_later_ones);
         tcase_add_test(tc, test_journal_napi_entry_without_hook_stays);
         tcase_add_test(tc, test_journal_hook_failure_keeps_entry);
         suite_add_tcase(s, tc);
