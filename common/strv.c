@@ -62,3 +62,22 @@ int strv_extendf(char ***l, const char *fmt, ...) {
         }
         return 0;
 }
+
+char *strv_join(char *const *l, const char *sep) {
+        size_t n = 0, seplen = strlen(sep);
+        char *s, *p;
+
+        for (char *const *i = l; i && *i; i++)
+                n += strlen(*i) + (i == l ? 0 : seplen);
+        s = malloc(n + 1);
+        if (!s)
+                return NULL;
+        p = s;
+        for (char *const *i = l; i && *i; i++) {
+                if (i != l)
+                        p = stpcpy(p, sep);
+                p = stpcpy(p, *i);
+        }
+        *p = 0;
+        return s;
+}

@@ -18,3 +18,5 @@ int strv_extend(char ***l, const char *s);
 int strv_extendf(char ***l, const char *fmt, ...) _printf_(2, 3);
 /* Appends s itself (ownership moves on success). */
 int strv_push(char ***l, char *s);
+/* The strings joined with sep between them ("" for an empty or NULL list). Caller frees; NULL on ENOMEM. */
+char *strv_join(char *const *l, const char *sep);

@@ -308,14 +308,9 @@ static int method_show_profile(sd_bus_message *message, void *userdata, sd_bus_e
                 return r;
         r = profile_load(&p, name, m->profile_dirs, &errors);
         if (r < 0) {
-                _cleanup_(freep) char *msg = NULL;
-                size_t size = 0;
-                FILE *f = open_memstream(&msg, &size);
-                if (!f)
+                _cleanup_(freep) char *msg = strv_join(errors, "\n");
+                if (!msg)
                         return -ENOMEM;
-                for (char **e = errors; e && *e; e++)
-                        fprintf(f, "%s%s", e == errors ? "" : "\n", *e);
-                fclose(f);
                 return bus_error_from_manager(error, r == -ENOENT ? -MANAGER_E_UNKNOWN_PROFILE
                                                                   : -MANAGER_E_INVALID_PROFILE, msg);
         }

@@ -409,21 +409,6 @@ int manager_stop(Manager *m) {
         return 0;
 }
 
-static char *join_errors(char **errors) {
-        char *s = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&s, &size);
-        if (!f)
-                return NULL;
-        for (char **e = errors; e && *e; e++)
-                fprintf(f, "%s%s", e == errors ? "" : "\n", *e);
-        if (fclose(f) != 0) {
-                free(s);
-                return NULL;
-        }
-        return s;
-}
-
 const char *manager_profile_request(const Manager *m) {
         return m->profile_request ?: m->profile_override;
 }
@@ -436,7 +421,7 @@ static int load_and_apply(Manager *m, const char *profile, bool switching, char 
 
         r = manager_load_policy(m, profile, &c, &p, &errors);
         if (r < 0) {
-                *ret_message = errors ? join_errors(errors) : strdup(strerror(-r));
+                *ret_message = errors ? strv_join(errors, "\n") : strdup(strerror(-r));
                 if (!*ret_message)
                         return -ENOMEM;
                 return r == -ENOENT && switching ? -MANAGER_E_UNKNOWN_PROFILE : -MANAGER_E_INVALID_PROFILE;
