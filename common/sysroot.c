@@ -106,6 +106,18 @@ int sysfs_write_value(const char *fullpath, const char *value) {
         return 0;
 }
 
+int sysroot_read_value(const char *root, const char *path, char **ret) {
+        _cleanup_(freep) char *full = NULL;
+        int r = sysroot_path(root, path, &full);
+        return r < 0 ? r : sysfs_read_value(full, ret);
+}
+
+int sysroot_write_value(const char *root, const char *path, const char *value) {
+        _cleanup_(freep) char *full = NULL;
+        int r = sysroot_path(root, path, &full);
+        return r < 0 ? r : sysfs_write_value(full, value);
+}
+
 bool ifname_valid(const char *name) {
         size_t len;
 

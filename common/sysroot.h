@@ -33,5 +33,9 @@ int sysfs_read_value(const char *fullpath, char **ret);
  */
 int sysfs_write_value(const char *fullpath, const char *value);
 
+/* sysfs_read_value() / sysfs_write_value() on sysroot_path(root, path). */
+int sysroot_read_value(const char *root, const char *path, char **ret);
+int sysroot_write_value(const char *root, const char *path, const char *value);
+
 /* A network interface name the kernel could have made: 1-15 chars, no '/', ':' or space, not "." or "..". */
 bool ifname_valid(const char *name);

@@ -413,7 +413,6 @@ int journal_forget(Journal *j, const char *path) {
 
 /* Writes entry i's original back; a vanished file (device removed) counts as done. */
 static int write_original(const Journal *j, size_t i, const char *sysroot) {
-        _cleanup_(freep) char *full = NULL;
         int r;
 
         if (is_napi_path(j->entries[i].path)) {
@@ -423,10 +422,7 @@ static int write_original(const Journal *j, size_t i, const char *sysroot) {
                 return j->restore_hook(j->entries[i].knob, j->entries[i].path, j->entries[i].original,
                                        j->restore_userdata);
         }
-        r = sysroot_path(sysroot, j->entries[i].path, &full);
-        if (r < 0)
-                return r;
-        r = sysfs_write_value(full, j->entries[i].original);
+        r = sysroot_write_value(sysroot, j->entries[i].path, j->entries[i].original);
         return r == -ENOENT ? 0 : r;
 }
 

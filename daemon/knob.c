@@ -356,13 +356,10 @@ int knob_supported(const KnobRef *r, const char *sysroot) {
 
 /* Reads one kernel file; absence and emptiness are mapped to the knob errors. */
 static int read_one(const KnobDesc *d, const char *sysroot, const char *path, KnobValue *ret) {
-        _cleanup_(freep) char *full = NULL, *text = NULL;
+        _cleanup_(freep) char *text = NULL;
         int r;
 
-        r = sysroot_path(sysroot, path, &full);
-        if (r < 0)
-                return r;
-        r = sysfs_read_value(full, &text);
+        r = sysroot_read_value(sysroot, path, &text);
         if (r == -ENOENT)
                 return -EOPNOTSUPP;
         if (r == -ENODATA)
@@ -413,15 +410,12 @@ static int journal_originals(const KnobRef *r, const char *sysroot, char **paths
 
         knob_ref_format(r, name, sizeof(name));
         for (size_t i = 0; paths[i]; i++) {
-                _cleanup_(freep) char *full = NULL, *raw = NULL;
+                _cleanup_(freep) char *raw = NULL;
                 int e;
 
                 if (journal_original(j, paths[i]))
                         continue;
-                e = sysroot_path(sysroot, paths[i], &full);
-                if (e < 0)
-                        return e;
-                e = sysfs_read_value(full, &raw);
+                e = sysroot_read_value(sysroot, paths[i], &raw);
                 if (e < 0)
                         return e == -ENOENT ? -EOPNOTSUPP : e == -ENODATA ? -EBADMSG : e;
                 e = journal_record(j, name, paths[i], raw);
@@ -467,11 +461,7 @@ int knob_write(const KnobRef *r, const char *sysroot, const KnobValue *v, Journa
         }
 
         for (size_t i = 0; paths[i]; i++) {
-                _cleanup_(freep) char *full = NULL;
-
-                e = sysroot_path(sysroot, paths[i], &full);
-                if (e >= 0)
-                        e = sysfs_write_value(full, text);
+                e = sysroot_write_value(sysroot, paths[i], text);
                 if (e < 0) {
                         /* Files before i hold the new value and keep their entries. */
                         if (journal)

@@ -257,13 +257,10 @@ static int parse_content(SteerFile f, const char *text, CpuSet *ret) {
 }
 
 int steer_read(const char *sysroot, SteerFile f, const char *path, CpuSet *ret) {
-        _cleanup_(freep) char *full = NULL, *text = NULL;
+        _cleanup_(freep) char *text = NULL;
         int r;
 
-        r = sysroot_path(sysroot, path, &full);
-        if (r < 0)
-                return r;
-        r = sysfs_read_value(full, &text);
+        r = sysroot_read_value(sysroot, path, &text);
         if (r == -ENODATA)
                 return -EBADMSG;
         if (r < 0)
@@ -273,17 +270,14 @@ int steer_read(const char *sysroot, SteerFile f, const char *path, CpuSet *ret) 
 
 int steer_apply(const char *sysroot, Journal *j, const char *label, SteerFile f, const char *path,
                 const CpuSet *want, unsigned nr_cpu_ids, CpuSet *ret_readback) {
-        _cleanup_(freep) char *full = NULL, *original = NULL, *text = NULL;
+        _cleanup_(freep) char *original = NULL, *text = NULL;
         bool recorded = false;
         CpuSet cur;
         int r;
 
         if (!label || !path || !want)
                 return -EINVAL;
-        r = sysroot_path(sysroot, path, &full);
-        if (r < 0)
-                return r;
-        r = sysfs_read_value(full, &original);
+        r = sysroot_read_value(sysroot, path, &original);
         if (r == -ENODATA)
                 r = -EBADMSG;
         if (r >= 0)
@@ -307,7 +301,7 @@ int steer_apply(const char *sysroot, Journal *j, const char *label, SteerFile f,
                         return r;
                 recorded = true;
         }
-        r = sysfs_write_value(full, text);
+        r = sysroot_write_value(sysroot, path, text);
         if (r < 0) {
                 if (recorded)
                         (void)journal_forget(j, path); /* unchanged file: on failure the entry restores the same value */

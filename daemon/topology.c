@@ -18,24 +18,13 @@
 
 #define CPU_DIR "/sys/devices/system/cpu"
 
-/* Reads a file below the sysroot; -ENODATA for an empty file. */
-static int read_rel(const char *sysroot, const char *rel, char **ret) {
-        _cleanup_(freep) char *full = NULL;
-        int r;
-
-        r = sysroot_path(sysroot, rel, &full);
-        if (r < 0)
-                return r;
-        return sysfs_read_value(full, ret);
-}
-
 /* A CPU list file; absent, empty or "(null)" (nohz_full without the boot option) is the empty set. */
 static int read_list(const char *sysroot, const char *rel, bool required, CpuSet *ret) {
         _cleanup_(freep) char *text = NULL;
         int r;
 
         cpuset_zero(ret);
-        r = read_rel(sysroot, rel, &text);
+        r = sysroot_read_value(sysroot, rel, &text);
         if (r == -ENODATA || (!required && r == -ENOENT))
                 return 0;
         if (r < 0)
@@ -53,7 +42,7 @@ static int read_int(const char *sysroot, unsigned cpu, const char *file, int *re
         *ret = -1;
         if (asprintf(&rel, CPU_DIR "/cpu%u/topology/%s", cpu, file) < 0)
                 return -ENOMEM;
-        r = read_rel(sysroot, rel, &text);
+        r = sysroot_read_value(sysroot, rel, &text);
         if (r == -ENOENT || r == -ENODATA)
                 return 0;
         if (r < 0)

@@ -257,6 +257,19 @@ START_TEST(test_sysfs_write_value_never_creates_files) {
 }
 END_TEST
 
+START_TEST(test_sysroot_read_and_write_value_resolve_below_root) {
+        _cleanup_(freep) char *v = NULL, *w = NULL;
+        tu_write(fixture, "proc/sys/net/core/busy_read", "0\n", 0644);
+        ck_assert_int_eq(sysroot_write_value(fixture, "/proc/sys/net/core/busy_read", "50"), 0);
+        ck_assert_int_eq(sysroot_read_value(fixture, "/proc/sys/net/core/busy_read", &v), 0);
+        ck_assert_str_eq(v, "50");
+        ck_assert_int_eq(sysroot_read_value(fixture, "/proc/sys/net/core/absent", &w), -ENOENT);
+        ck_assert_int_eq(sysroot_write_value(fixture, "/proc/../etc/x", "1"), -EINVAL);
+        ck_assert_int_eq(sysroot_read_value(fixture, "relative", &w), -EINVAL);
+        ck_assert_ptr_null(w);
+}
+END_TEST
+
 START_TEST(test_sysfs_write_value_refuses_directory) {
         _cleanup_(freep) char *dir = tu_join(fixture, "wdir");
         ck_assert_int_eq(mkdir(dir, 0755), 0);
@@ -350,6 +363,7 @@ static Suite *sysroot_suite(void) {
         tcase_add_test(tc, test_sysfs_write_value_writes_and_truncates);
         tcase_add_test(tc, test_sysfs_write_value_never_creates_files);
         tcase_add_test(tc, test_sysfs_write_value_refuses_directory);
+        tcase_add_test(tc, test_sysroot_read_and_write_value_resolve_below_root);
         tcase_add_test(tc, test_sysfs_write_value_returns_the_kernel_errno);
         tcase_add_test(tc, test_sysfs_write_value_read_only_file);
         suite_add_tcase(s, tc);
