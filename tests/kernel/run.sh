@@ -16,6 +16,7 @@
 #   NETPOLLD_KERNEL_BZIMAGE boot this kernel instead of building one (for
 #                           work on init.sh; the series is then not checked)
 #   NETPOLLD_BINARY, NETPOLLCTL_BINARY, NETPOLLD_SOURCE_ROOT (set by meson)
+# `run.sh --install-only` installs the packages and exits (tools/install-deps --tests).
 set -uo pipefail
 
 HERE=$(dirname "$(readlink -f "$0")")
@@ -69,6 +70,7 @@ if [ ${#missing[@]} -gt 0 ]; then
           DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
                 >"$CACHE/apt.log" 2>&1 || bail "apt-get install ${missing[*]}" "$CACHE/apt.log"
 fi
+[ "${1:-}" = --install-only ] && exit 0
 ok "dependencies installed"
 
 NETPOLLD=${NETPOLLD_BINARY:-$SOURCE_ROOT/build/netpolld}
