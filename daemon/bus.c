@@ -276,16 +276,15 @@ static int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_
         if (r < 0)
                 return r;
         for (char **n = names; *n; n++) {
-                _cleanup_(profile_freep) Profile *p = NULL;
-                _cleanup_(strv_freep) char **errors = NULL;
-                _cleanup_(freep) char *path = NULL;
+                _cleanup_(freep) char *path = NULL, *summary = NULL;
 
-                if (profile_find(*n, m->profile_dirs, &path) < 0)
-                        continue;
-                /* A broken profile is still listed, so a person can find and fix it. */
-                r = profile_load(&p, path, NULL, &errors);
-                r = sd_bus_message_append(reply, "(sss)", *n, path,
-                                          r >= 0 ? strempty(p->description) : "(invalid: see netpolld --check-config)");
+                /* A broken profile is still listed, with its first error, so a person can find and fix it. */
+                r = profile_summary(*n, m->profile_dirs, &path, &summary);
+                if (r == -ENOENT)
+                        continue; /* removed since it was listed */
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(reply, "(sss)", *n, path, summary);
                 if (r < 0)
                         return r;
         }

@@ -159,6 +159,15 @@ const ProfileKnob *profile_get_knob(const Profile *p, const KnobRef *ref);
  */
 int profile_list(char *const *dirs, char ***ret);
 
+/*
+ * One line about the profile NAME of profile_list(), judged by profile_load()
+ * through dirs exactly as the daemon and `netpolld --check-config` load it:
+ * *ret_path is its file, *ret_summary its description, or for an invalid
+ * profile "invalid: " and its first error ("FILE:LINE: ..."). Reads files
+ * only. -ENOENT when NAME is no longer in the search path.
+ */
+int profile_summary(const char *name, char *const *dirs, char **ret_path, char **ret_summary);
+
 /* "auto", "not-on-exit"; NULL for an unknown value. */
 const char *rollback_to_string(Rollback r);
 bool rollback_from_string(const char *s, Rollback *ret);

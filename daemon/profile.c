@@ -526,6 +526,31 @@ finish:
         return r;
 }
 
+int profile_summary(const char *name, char *const *dirs, char **ret_path, char **ret_summary) {
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(strv_freep) char **errors = NULL;
+        _cleanup_(freep) char *path = NULL;
+        char *summary;
+        int r;
+
+        r = profile_find(name, dirs, &path);
+        if (r < 0)
+                return r;
+        /* By name and through dirs, as the daemon loads it: includes resolve exactly as they would there. */
+        r = profile_load(&p, name, dirs, &errors);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0)
+                summary = strdup(p->description);
+        else if (asprintf(&summary, "invalid: %s", errors && errors[0] ? errors[0] : strerror(-r)) < 0)
+                summary = NULL;
+        if (!summary)
+                return -ENOMEM;
+        *ret_path = TAKE_PTR(path);
+        *ret_summary = summary;
+        return 0;
+}
+
 const ProfileKnob *profile_get_knob(const Profile *p, const KnobRef *ref) {
         if (!p || !ref)
                 return NULL;

@@ -2,7 +2,7 @@
 /*
  * test-profile.c: profile files: [profile], [knobs], [adaptive] and [irq]
  * keys (every error as exact text with file and line), the cross-checks,
- * include chains, and the profile search path.
+ * include chains, the profile search path, and each profile's line in ListProfiles.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -568,6 +568,63 @@ START_TEST(test_profile_list_dedups_and_sorts) {
 }
 END_TEST
 
+/* ---- profile_summary(): what ListProfiles shows ---- */
+
+/* The "description = " line of root/NAME.conf, as the test reads it. */
+static char *file_description(const char *root, const char *name) {
+        _cleanup_(freep) char *rel = NULL, *content = NULL;
+        const char *d, *end;
+
+        ck_assert_int_ge(asprintf(&rel, "%s.conf", name), 0);
+        content = tu_read(root, rel);
+        ck_assert_ptr_nonnull(content);
+        d = strstr(content, "\ndescription = ");
+        ck_assert_msg(d, "%s/%s has no description", root, rel);
+        d += strlen("\ndescription = ");
+        end = strchrnul(d, '\n');
+        return strndup(d, end - d);
+}
+
+/* Every shipped profile is valid as the daemon loads it, also those including another by name. */
+START_TEST(test_summary_shipped_profiles) {
+        _cleanup_(freep) char *shipped = tu_source("conf/profiles");
+        _cleanup_(strv_freep) char **names = NULL;
+        char *v[] = { shipped, NULL };
+        size_t n = 0;
+
+        ck_assert_int_eq(profile_list(v, &names), 0);
+        for (char **name = names; *name; name++) {
+                _cleanup_(freep) char *path = NULL, *summary = NULL, *want = NULL;
+
+                ck_assert_int_eq(profile_summary(*name, v, &path, &summary), 0);
+                if (!startswith(path, shipped))
+                        continue; /* an installed profile */
+                want = file_description(shipped, *name);
+                ck_assert_msg(streq(summary, want), "%s: got \"%s\", expected \"%s\"", *name, summary, want);
+                n++;
+        }
+        ck_assert_uint_ge(n, 4);
+}
+END_TEST
+
+/* A broken profile is listed as invalid with its first error as FILE:LINE, its parent found through dirs. */
+START_TEST(test_summary_broken_profile) {
+        _cleanup_(freep) char *shipped = tu_source("conf/profiles"), *path = NULL, *summary = NULL, *want = NULL,
+                              *want_path = tu_join(dir, "broken.conf");
+        char *v[] = { dir, shipped, NULL };
+
+        write_file("broken.conf", "[profile]\ndescription = broken\ninclude = balanced\n[knobs]\nbusy-read = 5x\n"
+                                  "busy-poll = 5y\n");
+        ck_assert_int_eq(profile_summary("broken", v, &path, &summary), 0);
+        ck_assert_str_eq(path, want_path);
+        want = subst("invalid: $D/broken.conf:5: [knobs] busy-read: invalid value '5x': unknown unit; expected ns, "
+                     "us, ms or s; expected a time such as 50us or 2ms (a bare number is us), from 0us to "
+                     "2147483647us", dir);
+        ck_assert_str_eq(summary, want);
+        ck_assert_int_eq(profile_summary("gone", v, &path, &summary), -ENOENT);
+}
+END_TEST
+
 static Suite *profile_suite(void) {
         Suite *s = suite_create("profile");
         TCase *tc;
@@ -601,6 +658,10 @@ static Suite *profile_suite(void) {
         tcase_add_test(tc, test_find_missing_or_invalid_name);
         tcase_add_test(tc, test_profile_name_valid);
         tcase_add_test(tc, test_profile_list_dedups_and_sorts);
+
+        tc = fixture_tcase(s, "summary");
+        tcase_add_test(tc, test_summary_shipped_profiles);
+        tcase_add_test(tc, test_summary_broken_profile);
 
         return s;
 }

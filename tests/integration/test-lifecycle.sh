@@ -251,6 +251,56 @@ case_vendor_profiles() {
         expect_tree_values "after SIGTERM" "$SNAP"
 }
 
+# list_description NAME: the description column of NAME's row in `netpollctl profile list` output on stdin.
+list_description() { sed -nE "s/^[ *]  $1  +//p"; }
+
+# json_description NAME: the description of NAME in `netpollctl --json profile list` output on stdin.
+json_description() {
+        python3 -c 'import json, sys
+print(*[p["description"] for p in json.load(sys.stdin) if p["name"] == sys.argv[1]], sep="\n")' "$1"
+}
+
+case_profile_list_judges_like_check_config() {
+        local shipped=$NETPOLLD_SOURCE_ROOT/conf/profiles bad=$TMP/broken-profiles p want first text
+        mkdir -p "$bad"
+        # Includes a shipped profile by name from another directory, then a bad value on line 5.
+        printf '[profile]\ndescription = broken\ninclude = balanced\n[knobs]\nbusy-read = 5x\nbusy-poll = 5y\n' \
+                >"$bad/itest-broken.conf"
+        run "$NETPOLLD" --check-config --sysroot "$ROOT" --config "$CONF" --profile-dir "$PROFILES" \
+                --profile-dir "$shipped" --profile-dir "$bad" --profile itest-broken
+        expect_rc 1
+        first=${ERR%%$'\n'*}
+        first=${first#netpolld: }
+        expect_contains "--check-config's first error" "$first" "$bad/itest-broken.conf:5: [knobs] busy-read:"
+
+        start_daemon --profile-dir "$shipped" --profile-dir "$bad" || return
+        snapshot before-list
+        cp -a "$STATE" "$TMP/state-before-list"
+        ctl profile list
+        expect_rc 0
+        text=$OUT
+        expect_eq "profile list: active mark" "$(awk '$1 == "*" { print $2 }' <<<"$text")" "itest-latency"
+        ctl --json profile list
+        expect_rc 0
+        for p in balanced latency powersave throughput itest-broken; do
+                case $p in
+                itest-broken) want="invalid: $first" ;;
+                *) want=$(sed -n 's/^description = //p' "$shipped/$p.conf") ;;
+                esac
+                expect_eq "profile list: $p" "$(list_description "$p" <<<"$text")" "$want"
+                expect_eq "profile list --json: $p" "$(json_description "$p" <<<"$OUT")" "$want"
+        done
+
+        # Listing is read-only: no knob, state file or daemon property changed.
+        expect_tree_bytes "after profile list" "$TMP/before-list"
+        diff -r "$TMP/state-before-list" "$STATE" >/dev/null || fail "profile list changed the state dir"
+        busctl_ get-property org.netpolld1 /org/netpolld1 org.netpolld1.Manager ActiveProfile
+        expect_eq "ActiveProfile after profile list" "$OUT" 's "itest-latency"'
+        stop_daemon TERM
+        expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
+        expect_tree_values "after SIGTERM" "$SNAP"
+}
+
 # corrupt_journal_refused DESCRIPTION CONTENT: netpolld refuses to start on that journal.
 corrupt_journal_refused() {
         local desc=$1 j=$STATE/restore.journal
@@ -292,6 +342,8 @@ run_case "--profile NAME and --profile PATH override the config's profile" case_
 run_case "a broken netpolld.conf or an unknown profile: start refused, nothing changed" case_start_refuses_bad_policy
 run_case "unsupported knobs and missing devices in a profile are skipped at start" case_profile_with_unavailable_knobs
 run_case "the shipped profiles validate and apply on the fixture" case_vendor_profiles
+run_case "profile list shows what --check-config says: shipped descriptions, a broken profile's FILE:LINE" \
+        case_profile_list_judges_like_check_config
 run_case "SIGINT stops like SIGTERM; netpollctl monitor exits when netpolld leaves" case_sigint_stops_and_monitor_follows
 run_case "a second netpolld on the same bus refuses to start and changes nothing" case_second_instance_refused
 run_case "a value that cannot be restored on stop: exit 1, kept in the journal, restored at the next start" case_failed_restore_stays_in_journal
