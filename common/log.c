@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * log.c: stderr logging with a journald priority prefix when stderr is the
- * journal, plain "program: level: " otherwise.
+ * log.c: the level filter and the targets: stderr (with a journald priority
+ * prefix when stderr is the journal, plain "program: level: " otherwise),
+ * journald's native protocol, or nothing.
  */
 #include "log.h"
 
@@ -9,10 +10,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <systemd/sd-journal.h>
+
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
 static int max_level = LOG_INFO;
+static LogTarget target = LOG_TARGET_CONSOLE;
 static const char *program = NULL;
-static int to_journal = -1;
+static int stderr_journal = -1;
+
+static const char *const level_table[] = {
+        [LOG_EMERG] = "emerg",
+        [LOG_ALERT] = "alert",
+        [LOG_CRIT] = "crit",
+        [LOG_ERR] = "err",
+        [LOG_WARNING] = "warning",
+        [LOG_NOTICE] = "notice",
+        [LOG_INFO] = "info",
+        [LOG_DEBUG] = "debug",
+};
+
+static const char *const target_table[_LOG_TARGET_MAX] = {
+        [LOG_TARGET_CONSOLE] = "console",
+        [LOG_TARGET_JOURNAL] = "journal",
+        [LOG_TARGET_AUTO] = "auto",
+        [LOG_TARGET_NULL] = "null",
+};
 
 void log_set_max_level(int level) {
         max_level = level;
@@ -22,8 +45,44 @@ int log_get_max_level(void) {
         return max_level;
 }
 
+void log_set_target(LogTarget t) {
+        target = t;
+}
+
+LogTarget log_get_target(void) {
+        return target;
+}
+
 void log_set_program(const char *name) {
         program = name;
+}
+
+static int table_lookup(const char *const *table, size_t n, const char *s) {
+        for (size_t i = 0; s && i < n; i++)
+                if (streq(s, table[i]))
+                        return (int)i;
+        return -EINVAL;
+}
+
+int log_level_from_string(const char *s) {
+        int level = table_lookup(level_table, ELEMENTSOF(level_table), s);
+
+        /* The numbers systemd accepts too: exactly one digit, no sign, no padding. */
+        if (level < 0 && s && s[0] >= '0' && s[0] <= '7' && s[1] == '\0')
+                level = s[0] - '0';
+        return level;
+}
+
+const char *log_level_to_string(int level) {
+        return level >= 0 && (size_t)level < ELEMENTSOF(level_table) ? level_table[level] : NULL;
+}
+
+int log_target_from_string(const char *s) {
+        return table_lookup(target_table, ELEMENTSOF(target_table), s);
+}
+
+const char *log_target_to_string(LogTarget t) {
+        return (unsigned)t < ELEMENTSOF(target_table) ? target_table[t] : NULL;
 }
 
 /* JOURNAL_STREAM is "DEV:INODE" of the stream systemd connected; compare it with our stderr. */
@@ -39,7 +98,7 @@ static bool stderr_is_journal(void) {
         return st.st_dev == dev && st.st_ino == ino;
 }
 
-static const char *level_name(int level) {
+static const char *level_prefix(int level) {
         switch (level) {
         case LOG_EMERG:
         case LOG_ALERT:
@@ -55,24 +114,53 @@ static const char *level_name(int level) {
         }
 }
 
+static void write_console(int level, int error, const char *fmt, va_list ap) {
+        if (stderr_journal)
+                fprintf(stderr, "<%d>", level);
+        else
+                fprintf(stderr, "%s%s%s", program ?: "", program ? ": " : "", level_prefix(level));
+        errno = error;
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+}
+
+/* Negative when journald did not take the message. */
+static int write_journal(int level, int error, const char *fmt, va_list ap) {
+        _cleanup_(freep) char *message = NULL;
+        const char *ident = program ?: program_invocation_short_name;
+        struct stat st;
+
+        /* sd_journal_send() reports success when journald is not running (ENOENT): ask first. */
+        if (stat(JOURNAL_SOCKET, &st) < 0 || !S_ISSOCK(st.st_mode))
+                return -ENOENT;
+        errno = error;
+        if (vasprintf(&message, fmt, ap) < 0)
+                return -ENOMEM;
+        if (error > 0)
+                return sd_journal_send("MESSAGE=%s", message, "PRIORITY=%i", level, "SYSLOG_IDENTIFIER=%s", ident,
+                                       "ERRNO=%i", error, NULL);
+        return sd_journal_send("MESSAGE=%s", message, "PRIORITY=%i", level, "SYSLOG_IDENTIFIER=%s", ident, NULL);
+}
+
 int log_internal(int level, int error, const char *fmt, ...) {
         int saved = errno;
-        va_list ap;
+        LogTarget t = target;
+        va_list ap, aq;
 
         if (error < 0)
                 error = -error;
-        if (level <= max_level) {
-                if (to_journal < 0)
-                        to_journal = stderr_is_journal();
-                if (to_journal)
-                        fprintf(stderr, "<%d>", level);
-                else
-                        fprintf(stderr, "%s%s%s", program ?: "", program ? ": " : "", level_name(level));
-                errno = error;
+        if (level <= max_level && t != LOG_TARGET_NULL) {
+                if (stderr_journal < 0)
+                        stderr_journal = stderr_is_journal();
+                if (t == LOG_TARGET_AUTO)
+                        t = stderr_journal ? LOG_TARGET_JOURNAL : LOG_TARGET_CONSOLE;
                 va_start(ap, fmt);
-                vfprintf(stderr, fmt, ap);
+                va_copy(aq, ap);
+                /* Like systemd's journal target: a message journald cannot take still reaches stderr. */
+                if (t != LOG_TARGET_JOURNAL || write_journal(level, error, fmt, aq) < 0)
+                        write_console(level, error, fmt, ap);
+                va_end(aq);
                 va_end(ap);
-                fputc('\n', stderr);
         }
         errno = saved;
         return error ? -error : 0;

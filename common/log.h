@@ -2,9 +2,11 @@
 /*
  * log.h: logging for programs' edges (the daemon's main loop, bus handlers,
  * controller decisions, CLI). Library code returns errors and never logs.
- * Messages go to stderr; when stderr is connected to the journal
+ * Messages above the maximum level (LOG_INFO unless set) are dropped. The
+ * console target writes to stderr; when stderr is connected to the journal
  * (JOURNAL_STREAM matches it) each line carries the "<N>" priority prefix that
- * journald understands, else a readable "error: " style prefix.
+ * journald understands, else a readable "error: " style prefix. The journal
+ * target sends structured entries over journald's native protocol.
  */
 #pragma once
 
@@ -12,9 +14,35 @@
 
 #include "macro.h"
 
+/* Where messages go; the names are those of systemd's LogTarget (org.freedesktop.LogControl1(5)). */
+typedef enum LogTarget {
+        LOG_TARGET_CONSOLE,     /* stderr (the default) */
+        LOG_TARGET_JOURNAL,     /* sd_journal_send(); stderr when journald cannot be reached */
+        LOG_TARGET_AUTO,        /* the journal when stderr is connected to it, else the console */
+        LOG_TARGET_NULL,        /* nothing */
+        _LOG_TARGET_MAX,
+} LogTarget;
+
+/* For messages about the words log_level_from_string() and log_target_from_string() take. */
+#define LOG_LEVEL_NAMES "emerg, alert, crit, err, warning, notice, info, debug"
+#define LOG_TARGET_NAMES "console, journal, auto, null"
+
+/* Messages with a level above this (LOG_EMERG 0 ... LOG_DEBUG 7) are dropped. */
 void log_set_max_level(int level);
 int log_get_max_level(void);
-/* Program name for terminal output ("netpolld: error: ..."). */
+void log_set_target(LogTarget target);
+LogTarget log_get_target(void);
+
+/* A syslog level name (LOG_LEVEL_NAMES) or its number 0-7 -> LOG_EMERG...LOG_DEBUG, else -EINVAL. */
+int log_level_from_string(const char *s);
+/* The syslog name of a level, NULL when out of range. */
+const char *log_level_to_string(int level);
+/* One of LOG_TARGET_NAMES -> LogTarget, else -EINVAL. */
+int log_target_from_string(const char *s);
+/* NULL when out of range. */
+const char *log_target_to_string(LogTarget target);
+
+/* Program name for terminal output ("netpolld: error: ...") and the journal's SYSLOG_IDENTIFIER. */
 void log_set_program(const char *name);
 
 /* Logs at level and returns -abs(error) (or 0 when error is 0) for "return log_..._errno(r, ...)". */

@@ -15,6 +15,7 @@
 
 #include "adapt.h"
 #include "irqpin.h"
+#include "bus-logcontrol.h"
 #include "bus-napi.h"
 #include "log.h"
 #include "strv.h"
@@ -49,7 +50,7 @@ static int bus_error_from_manager(sd_bus_error *error, int r, const char *messag
  * sd-bus's own capability gate would refuse first with a message that does
  * not say what is needed.
  */
-static int check_privileged(sd_bus_message *message, sd_bus_error *error) {
+int bus_check_privileged(sd_bus_message *message, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         uint64_t augmented;
         uid_t uid;
@@ -65,7 +66,7 @@ static int check_privileged(sd_bus_message *message, sd_bus_error *error) {
         if (!(augmented & SD_BUS_CREDS_EFFECTIVE_CAPS) && sd_bus_creds_has_effective_cap(creds, CAP_NET_ADMIN) > 0)
                 return 0;
         return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
-                                "Changing netpolld's knobs and profile needs root or CAP_NET_ADMIN.");
+                                "Changing netpolld's knobs, profile, mode or logging needs root or CAP_NET_ADMIN.");
 }
 
 static void emit_knob_changed(Manager *m, const char *name, const char *old, const char *new, const char *reason,
@@ -188,7 +189,7 @@ static int method_set_knob(sd_bus_message *message, void *userdata, sd_bus_error
         const char *name, *value;
         int r;
 
-        r = check_privileged(message, error);
+        r = bus_check_privileged(message, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(message, "ss", &name, &value);
@@ -211,7 +212,7 @@ static int method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_erro
         const char *name, *value;
         int r;
 
-        r = check_privileged(message, error);
+        r = bus_check_privileged(message, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_enter_container(message, 'a', "(ss)");
@@ -245,7 +246,7 @@ static int method_reset_knob(sd_bus_message *message, void *userdata, sd_bus_err
         const char *name;
         int r;
 
-        r = check_privileged(message, error);
+        r = bus_check_privileged(message, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(message, "s", &name);
@@ -358,7 +359,7 @@ static int method_set_profile(sd_bus_message *message, void *userdata, sd_bus_er
         const char *name;
         int r;
 
-        r = check_privileged(message, error);
+        r = bus_check_privileged(message, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(message, "s", &name);
@@ -380,7 +381,7 @@ static int method_reload(sd_bus_message *message, void *userdata, sd_bus_error *
         Manager *m = userdata;
         int r;
 
-        r = check_privileged(message, error);
+        r = bus_check_privileged(message, error);
         if (r < 0)
                 return r;
         r = bus_reload(sd_bus_message_get_bus(message), m, &msg);
@@ -394,7 +395,7 @@ static int method_set_mode(sd_bus_message *message, void *userdata, sd_bus_error
         const char *mode;
         int r;
 
-        r = check_privileged(message, error);
+        r = bus_check_privileged(message, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(message, "s", &mode);
@@ -518,7 +519,7 @@ static int property_get_interval(sd_bus *bus, const char *path, const char *inte
         return sd_bus_message_append(reply, "t", m->config ? m->config->interval_us : DEFAULT_INTERVAL_USEC);
 }
 
-/* Checked by check_privileged() in the handler (see there). */
+/* Checked by bus_check_privileged() in the handler (see there). */
 #define PRIVILEGED SD_BUS_VTABLE_UNPRIVILEGED
 
 static const sd_bus_vtable manager_vtable[] = {
@@ -584,6 +585,9 @@ int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address) {
                 return r;
 
         r = sd_bus_add_object_vtable(bus, NULL, BUS_PATH, BUS_INTERFACE, manager_vtable, m);
+        if (r < 0)
+                return r;
+        r = bus_logcontrol_add(bus);
         if (r < 0)
                 return r;
         r = sd_bus_request_name(bus, BUS_NAME, 0);

@@ -23,11 +23,19 @@
 #define BUS_ERROR_FAILED "org.netpolld1.Error.Failed"
 
 /*
- * Connects (address NULL: the system bus), registers the object and takes the
- * name, attached to the event loop. The manager's change callback is wired to
+ * Connects (address NULL: the system bus), registers the object (and
+ * org.freedesktop.LogControl1, bus-logcontrol.h) and takes the name, attached
+ * to the event loop. The manager's change callback is wired to
  * emit KnobChanged.
  */
 int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address);
+
+/*
+ * The gate of every change: 0 when the sender is uid 0 or holds CAP_NET_ADMIN,
+ * on credentials the bus vouches for; else AccessDenied set in error and a
+ * negative errno (return it from the handler).
+ */
+int bus_check_privileged(sd_bus_message *message, sd_bus_error *error);
 
 /* PropertiesChanged for the properties a reload or profile switch can change. */
 void bus_emit_state_changed(sd_bus *bus);

@@ -34,6 +34,7 @@ static const char *arg_state_dir = NULL;
 static const char *arg_bus_address = NULL;
 static bool arg_dry_run = false;
 static bool arg_check_config = false;
+static const char *arg_log_level = NULL;
 
 /*
  * Paths from the command line are made absolute: they show up in D-Bus
@@ -74,9 +75,32 @@ static void help(void) {
                "     --dry-run           Log every write and make none\n"
                "     --check-config      Validate the configuration and profile, print the\n"
                "                         resolved profile, and exit\n"
+               "     --log-level LEVEL   Log up to LEVEL: emerg alert crit err warning notice\n"
+               "                         info debug, or 0-7 (default: $NETPOLLD_LOG_LEVEL, info)\n"
                "  -h --help              Show this help\n"
                "     --version           Show the version\n\n"
                "See netpolld(8) and netpolld.conf(5).\n");
+}
+
+/* --log-level, else $NETPOLLD_LOG_LEVEL (unset or empty: info). A bad value is a usage error. */
+static int set_log_level(void) {
+        const char *what = "--log-level", *value = arg_log_level;
+        int level;
+
+        if (!value) {
+                what = "NETPOLLD_LOG_LEVEL";
+                value = getenv(what);
+                if (!value || !*value)
+                        return 1;
+        }
+        level = log_level_from_string(value);
+        if (level < 0) {
+                fprintf(stderr, "netpolld: invalid %s value '%s': expected one of " LOG_LEVEL_NAMES ", or 0-7\n",
+                        what, value);
+                return -EINVAL;
+        }
+        log_set_max_level(level);
+        return 1;
 }
 
 static int parse_argv(int argc, char *argv[]) {
@@ -86,6 +110,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_BUS_ADDRESS,
                 ARG_DRY_RUN,
                 ARG_CHECK_CONFIG,
+                ARG_LOG_LEVEL,
                 ARG_VERSION,
         };
         static const struct option options[] = {
@@ -97,6 +122,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
                 { "dry-run", no_argument, NULL, ARG_DRY_RUN },
                 { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
@@ -136,6 +162,7 @@ static int parse_argv(int argc, char *argv[]) {
                 case ARG_BUS_ADDRESS: arg_bus_address = optarg; break;
                 case ARG_DRY_RUN: arg_dry_run = true; break;
                 case ARG_CHECK_CONFIG: arg_check_config = true; break;
+                case ARG_LOG_LEVEL: arg_log_level = optarg; break;
                 case 'h': help(); return 0;
                 case ARG_VERSION: printf("netpolld %s\n", PACKAGE_VERSION); return 0;
                 case ':':
@@ -155,7 +182,7 @@ static int parse_argv(int argc, char *argv[]) {
                 arg_sysroot = getenv("NETPOLLD_SYSROOT") ?: "/";
         if (!arg_bus_address)
                 arg_bus_address = getenv("NETPOLLD_BUS_ADDRESS");
-        return 1;
+        return set_log_level();
 }
 
 typedef struct Context {
@@ -314,6 +341,8 @@ int main(int argc, char *argv[]) {
         int r;
 
         log_set_program("netpolld");
+        /* Under systemd, structured journal entries instead of prefixed stderr lines. */
+        log_set_target(LOG_TARGET_AUTO);
         r = parse_argv(argc, argv);
         if (r <= 0) {
                 strv_free(arg_profile_dirs);
