@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test-knob.c: the knob catalog, references, value parsing and formatting,
- * and kernel file access against a fixture sysroot (plus, as root, one
- * refused write to the real netdev_budget_usecs and a permission refusal).
+ * and kernel file access against a fixture sysroot (plus a write the kernel
+ * refuses, to a sysctl of a private network namespace, and, as root, a
+ * permission refusal). No case writes a value of the host.
  */
 #include <ctype.h>
 #include <grp.h>
 #include <limits.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -564,34 +566,121 @@ START_TEST(test_knob_write_reports_value_kernel_changed) {
 }
 END_TEST
 
-#define REAL_BUDGET_USECS "/proc/sys/net/core/netdev_budget_usecs"
+/*
+ * A write the kernel refuses must return its errno and leave nothing to
+ * restore. No host value is ever written for that: the fixture's
+ * netdev_budget_usecs is a symlink to a real sysctl that refuses "1" with
+ * EINVAL (tcp_min_snd_mss takes 48 and up), and the write happens in a child
+ * process in a network namespace of its own (unprivileged: inside a user
+ * namespace too). /proc/sys/net shows the opener's namespace, so even a
+ * kernel that took the value would only change a namespace that dies with
+ * the child. The child only collects; the checks are made here.
+ */
+#define REFUSING_SYSCTL "/proc/sys/net/ipv4/tcp_min_snd_mss"
 
-START_TEST(test_knob_write_refused_by_kernel) {
-        _cleanup_(journal_freep) Journal *j = NULL;
-        _cleanup_(freep) char *f = tu_join(root, REAL_BUDGET_USECS), *before = NULL, *after = NULL;
-        KnobRef r = ref("netdev-budget-time");
+typedef struct {
+        char failed_step[64]; /* the setup step that failed, "" when the write was tried */
+        int step_errno;
+        int res;              /* knob_write()'s return */
+        char before[32], after[32];
+        size_t journal_entries;
+        int journal_file_errno; /* errno of access(journal file), 0 when it exists */
+} Refusal;
+
+static int write_proc_self(const char *file, const char *text) {
+        _cleanup_(freep) char *p = NULL;
+
+        if (asprintf(&p, "/proc/self/%s", file) < 0)
+                return -ENOMEM;
+        return sysfs_write_value(p, text);
+}
+
+/* A network namespace of our own: directly as root, else inside a user namespace where we are root. */
+static int enter_private_netns(void) {
+        char map[64];
+        uid_t uid = geteuid();
+        gid_t gid = getegid();
+        int e;
+
+        if (unshare(CLONE_NEWNET) == 0)
+                return 0;
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
+                return -errno;
+        e = write_proc_self("setgroups", "deny");
+        if (e < 0 && e != -ENOENT)
+                return e;
+        snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+        if ((e = write_proc_self("uid_map", map)) < 0)
+                return e;
+        snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
+        return write_proc_self("gid_map", map);
+}
+
+static void copy_value(char *dst, size_t size, const char *f) {
+        _cleanup_(freep) char *v = NULL;
+
+        snprintf(dst, size, "%s", sysfs_read_value(f, &v) < 0 ? "<unreadable>" : v);
+}
+
+static void step_failed(Refusal *out, const char *what, int err) {
+        snprintf(out->failed_step, sizeof(out->failed_step), "%s", what);
+        out->step_errno = -err;
+}
+
+static void refusal_child(const KnobRef *r, Journal *j, const char *link, Refusal *out) {
         KnobValue v = num(1);
-        int res;
+        int e;
 
-        if (geteuid() != 0 || access(REAL_BUDGET_USECS, W_OK) < 0) {
-                printf("skipping test_knob_write_refused_by_kernel: needs root and a writable " REAL_BUDGET_USECS "\n");
+        e = enter_private_netns();
+        if (e < 0) {
+                step_failed(out, "network namespace of its own", e);
                 return;
         }
-        j = open_journal();
-        ck_assert_int_eq(sysfs_read_value(REAL_BUDGET_USECS, &before), 0);
-        ck_assert_int_eq(symlink(REAL_BUDGET_USECS, f), 0);
+        if (access(REFUSING_SYSCTL, W_OK) < 0) {
+                step_failed(out, "writable " REFUSING_SYSCTL " in it", -errno);
+                return;
+        }
+        copy_value(out->before, sizeof(out->before), link);
+        out->res = knob_write(r, root, &v, j, NULL);
+        copy_value(out->after, sizeof(out->after), link);
+        out->journal_entries = journal_size(j);
+        out->journal_file_errno = access(journal_path(j), F_OK) < 0 ? errno : 0;
+}
 
-        res = knob_write(&r, root, &v, j, NULL);
-        (void)sysfs_read_value(REAL_BUDGET_USECS, &after);
-        /* Put the real value back before asserting anything, should the kernel have taken 1us. */
-        if (!after || !streq(after, before))
-                (void)sysfs_write_value(REAL_BUDGET_USECS, before);
+START_TEST(test_knob_write_refused_by_kernel) {
+        _cleanup_(journal_freep) Journal *j = open_journal();
+        _cleanup_(freep) char *link = tu_join(root, "/proc/sys/net/core/netdev_budget_usecs");
+        KnobRef r = ref("netdev-budget-time");
+        Refusal out = {};
+        int fds[2], status;
+        pid_t pid;
 
-        ck_assert_int_eq(res, -EINVAL);
-        ck_assert_str_eq(after, before);
+        ck_assert_int_eq(symlink(REFUSING_SYSCTL, link), 0);
+        ck_assert_int_eq(pipe(fds), 0);
+        pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                close(fds[0]);
+                refusal_child(&r, j, link, &out);
+                _exit(write(fds[1], &out, sizeof(out)) == (ssize_t)sizeof(out) ? 0 : 1);
+        }
+        close(fds[1]);
+        ck_assert_int_eq(read(fds[0], &out, sizeof(out)), (ssize_t)sizeof(out));
+        close(fds[0]);
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+        if (out.failed_step[0]) {
+                printf("skipping test_knob_write_refused_by_kernel: no %s: %s\n", out.failed_step,
+                       strerror(out.step_errno));
+                return;
+        }
+        ck_assert_str_ne(out.before, "<unreadable>");
+        ck_assert_int_eq(out.res, -EINVAL);
+        ck_assert_str_eq(out.after, out.before);
         /* Nothing changed, so nothing is left to restore. */
-        ck_assert_uint_eq(journal_size(j), 0);
-        ck_assert_int_eq(access(journal_path(j), F_OK), -1);
+        ck_assert_uint_eq(out.journal_entries, 0);
+        ck_assert_int_eq(out.journal_file_errno, ENOENT);
 }
 END_TEST
 
