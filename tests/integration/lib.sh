@@ -224,7 +224,8 @@ require_root_and_tools() {
 setup_tmp() {
         TMP=$(mktemp -d /tmp/netpolld-integration.XXXXXX) || exit 1
         trap cleanup EXIT
-        trap 'exit 130' INT TERM
+        # A signal exits through the EXIT trap, so that cleanup (and a test's own restore) runs.
+        trap 'exit 130' INT TERM HUP
         # uid 65534 must reach the bus socket and the client binary.
         chmod 0755 "$TMP"
         ROOT=$TMP/root
