@@ -95,6 +95,16 @@ mon_changes() { # FROM KNOB
 
 mon_has() { tail -n +"$(($1 + 1))" "$MON" | grep -qF -- "$2"; }
 
+# mon_last_is FROM KNOB SUFFIX: the last change of KNOB after line FROM (as
+# mon_changes writes it) ends in SUFFIX, such as ">20us(manual)". The monitor
+# prints a change a moment after the call that made it has returned: a case
+# waits for its own last change before it counts lines from there on.
+mon_last_is() {
+        local c
+        c=$(mon_changes "$1" "$2")
+        [ -n "$c" ] && [[ ${c##* } == *"$3" ]]
+}
+
 # expect_yield_changes KNOB CHANGES: under one step of load a busy-poll knob goes to
 # the floor and back, adaptively. A stall of the load driver on a busy machine may
 # look like a short end of the load, so back-and-forth in between is tolerated.
@@ -213,8 +223,11 @@ case_squeeze_burst() {
 case_manual_wins() {
         need_daemon || return
         local from samples=$TMP/busy_read.samples sampler
+        from=$(mon_lines)
         ctl set busy-read 20
         expect_rc 0
+        wait_for 5 mon_last_is "$from" busy-read ">20us(manual)" ||
+                fail "netpollctl monitor did not show busy-read set to 20us (manual):" "$(cat "$MON")"
         from=$(mon_lines)
         background sample_file $CORE/busy_read "$samples"
         sampler=$BG_PID
@@ -262,6 +275,8 @@ case_external_not_fought() {
         ctl reset busy-poll
         expect_rc 0
         expect_eq "busy-poll after reset" "$(get_value_origin busy-poll)" "50us profile"
+        wait_for 5 mon_last_is "$from" busy-poll ">50us(reset)" ||
+                fail "netpollctl monitor did not show busy-poll reset to 50us:" "$(cat "$MON")"
 }
 
 # A knob the profile does not set (netdev-budget-time) decays to the value it had
