@@ -381,8 +381,13 @@ kill_after_apply() {
         kill -KILL "$DAEMON_PID"
         { wait "$DAEMON_PID"; } 2>/dev/null
         DAEMON_PID=
-        [ "$(dev_files "$DEV0")" != "$(grep "^$DEV0/" <<<"$ORIG_FILES")" ] || [ "$RPS_ALL" = none ] ||
-                fail "$DEV0's files are not steered after kill -9"
+        if [ "$(dev_files "$DEV0")" = "$(grep "^$DEV0/" <<<"$ORIG_FILES")" ]; then
+                if [ "$RPS_ALL" = none ]; then
+                        skip "one CPU: $DEV0's queue files may keep their originals, steering before kill -9 not checked"
+                else
+                        fail "$DEV0's files are not steered after kill -9"
+                fi
+        fi
         [ -s "$STATE/restore.journal" ] || { fail "no journal after kill -9"; return 1; }
 }
 

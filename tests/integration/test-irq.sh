@@ -235,7 +235,7 @@ case_new_veth_gets_policy() {
 }
 
 case_external_change_left_alone() {
-        [ "$RPS_ALL" != none ] || { diag "one CPU: RPS stays off, nothing to change behind its back"; return; }
+        [ "$RPS_ALL" != none ] || { skip "one CPU: RPS stays off, nothing to change behind its back"; return; }
         nsx sh -c 'echo 1 > /sys/class/net/nq2/queues/rx-0/rps_cpus' || { fail "cannot write nq2 rps_cpus"; return; }
         expect_eq "nq2 rx-0 state" "$(field "$(row nq2 rx-0)" 8)" external
         grep -q "rps-cpus@nq2 was changed outside netpolld" "$LOG" || fail "no log line for the external change"

@@ -34,6 +34,8 @@ N=0
 FAILED=0
 ok() { N=$((N + 1)); echo "ok $N - $*"; }
 not_ok() { N=$((N + 1)); FAILED=1; echo "not ok $N - $*"; }
+# skip DESCRIPTION REASON: a check this run cannot make, with the reason in the TAP line.
+skip() { N=$((N + 1)); echo "ok $N - $1 # SKIP $2"; }
 diag() { sed 's/^/# /'; }
 finish() {
         echo "# total $((SECONDS - START))s"
@@ -204,6 +206,9 @@ boot() {
                 case $line in
                 "KTEST ok "*) ok "vm($variant): ${line#KTEST ok }" ;;
                 "KTEST fail "*) not_ok "vm($variant): ${line#KTEST fail }" ;;
+                "KTEST skip "*)
+                        line=${line#KTEST skip }
+                        skip "vm($variant): ${line%% # *}" "${line#* # }" ;;
                 "KTEST diag "*) echo "# ${line#KTEST diag }" ;;
                 "KTEST done") done=1 ;;
                 esac
@@ -233,6 +238,8 @@ boot() {
 if [ -n "${NETPOLLD_KERNEL_BZIMAGE:-}" ]; then
         BZIMAGE=$NETPOLLD_KERNEL_BZIMAGE
         ok "using the prebuilt kernel $BZIMAGE"
+        skip "kernel-patches/ apply to linux-source-6.12 and build" \
+                "NETPOLLD_KERNEL_BZIMAGE is set: the series is not applied nor built"
 else
         prepare_tree
         build_kernel normal "$HERE/kernel.config"
