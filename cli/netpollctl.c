@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-errors.h"
 #include "netpollctl.h"
 
 bool arg_json = false;
@@ -65,7 +66,8 @@ static const Verb verbs[] = {
           "serving both), its NAPI instance, its IRQ, the IRQ's CPUs, the RPS and XPS\n"
           "CPUs and the STATE: applied, planned (dry run), kernel-managed (the kernel\n"
           "places the IRQ itself), irqbalance (irqbalance runs and moves IRQs),\n"
-          "retrying, external (changed behind netpolld's back, left alone), failed,\n"
+          "retrying, external (changed behind netpolld's back, left alone), manual\n"
+          "(netpollctl set rps-cpus@DEV or xps-cpus@DEV holds it until reset), failed,\n"
           "or unmanaged (no [irq] policy for the device)." },
         { "monitor", 0, 0, verb_monitor, "monitor [--once]",
           "Watch per-CPU load and knob changes as they happen.\n\n"
@@ -143,9 +145,9 @@ static const struct {
         const char *message;    /* replaces the daemon's message when set */
         bool not_running;       /* says netpolld is not on the bus */
 } bus_errors[] = {
-        { "org.netpolld1.Error.UnknownKnob", CTL_REJECTED, NULL, false },
-        { "org.netpolld1.Error.InvalidValue", CTL_REJECTED, NULL, false },
-        { "org.netpolld1.Error.UnknownProfile", CTL_REJECTED, NULL, false },
+        { BUS_ERROR_UNKNOWN_KNOB, CTL_REJECTED, NULL, false },
+        { BUS_ERROR_INVALID_VALUE, CTL_REJECTED, NULL, false },
+        { BUS_ERROR_UNKNOWN_PROFILE, CTL_REJECTED, NULL, false },
         { SD_BUS_ERROR_ACCESS_DENIED, CTL_FAILED,
           "permission denied: this command needs root or CAP_NET_ADMIN", false },
         { SD_BUS_ERROR_SERVICE_UNKNOWN, CTL_FAILED, NULL, true },
@@ -186,6 +188,13 @@ CtlStatus ctl_bus_failed(const sd_bus_error *error, int r) {
 int ctl_open_bus(sd_bus **ret) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r;
+
+        /* netpolld's errors then carry their errno (sd_bus_error_get_errno(), sd_bus_call()'s result), not EIO. */
+        r = sd_bus_error_add_map(bus_error_map);
+        if (r < 0) {
+                ctl_failed(r, "cannot register netpolld's D-Bus error names");
+                return r;
+        }
 
         if (arg_bus_address) {
                 r = sd_bus_new(&bus);

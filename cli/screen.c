@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-errors.h"
 #include "format.h"
 #include "table.h"
 
@@ -78,7 +79,7 @@ int screen_load_note(const char *error_name, const char *message, char **ret) {
 
         if (streq(error_name, "org.freedesktop.DBus.Error.UnknownMethod"))
                 note = strdup(SCREEN_LOAD_UNSUPPORTED);
-        else if (startswith(error_name, "org.netpolld1.Error.")) {
+        else if (startswith(error_name, BUS_ERROR_PREFIX)) {
                 if (asprintf(&note, "Per-CPU load: not available: %s",
                              message && message[0] ? message : error_name) < 0)
                         note = NULL;

@@ -74,7 +74,7 @@ int screen_paint(const char *text, unsigned rows, unsigned cols, FILE *f);
 /*
  * The load_note for a GetLoad call that failed with this D-Bus error: 1 and
  * *ret (free()) when the daemon says it cannot report the load (it predates
- * GetLoad, or it cannot read the statistics: org.netpolld1.Error.*), so the
+ * GetLoad, or it cannot read the statistics: a BUS_ERROR_PREFIX name), so the
  * screen says so and shows the rest; 0 and *ret untouched for other failures
  * (a timeout, a lost connection), which are the caller's to report; -ENOMEM.
  */

@@ -99,6 +99,11 @@ static inline const char *startswith(const char *s, const char *prefix) {
         return strncmp(s, prefix, l) == 0 ? s + l : NULL;
 }
 
+static inline bool endswith(const char *s, const char *suffix) {
+        size_t n = strlen(s), l = strlen(suffix);
+        return n >= l && strcmp(s + n - l, suffix) == 0;
+}
+
 /* errno as a negative value, never 0 (for functions that follow libc calls). */
 static inline int negative_errno(void) {
         return errno > 0 ? -errno : -EIO;

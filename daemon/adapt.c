@@ -152,16 +152,13 @@ int adapter_load(Adapter *a, const Monitor **ret) {
  */
 #define KNOB_REREAD_USEC (1 * UINT64_C(1000000))
 
-static int knob_current(Adapter *a, ControlKnob k, const KnobRef *ref, const KnobState *st, uint64_t now_us,
+static int knob_current(Adapter *a, ControlKnob k, const KnobRef *ref, ValueOrigin origin, uint64_t now_us,
                         uint64_t *ret) {
         KnobValue v = {};
         int r;
 
-        if (st->owned) {
-                *ret = st->last.num;
-                return 0;
-        }
-        if (a->read_at_us[k] == 0 || now_us - a->read_at_us[k] >= KNOB_REREAD_USEC) {
+        /* What netpolld holds is read every time: its own moves must be seen at once. */
+        if (origin != ORIGIN_DEFAULT || a->read_at_us[k] == 0 || now_us - a->read_at_us[k] >= KNOB_REREAD_USEC) {
                 r = knob_read(ref, a->manager->sysroot, &v);
                 a->read_result[k] = r < 0 ? r : 0;
                 a->read_value[k] = v.num;
@@ -177,23 +174,23 @@ static int knob_current(Adapter *a, ControlKnob k, const KnobRef *ref, const Kno
 static void knob_input(Adapter *a, ControlKnob k, uint64_t now_us, ControlKnobInput *in) {
         Manager *m = a->manager;
         KnobRef ref = { .desc = knob_find(control_knob_name(k)) };
-        KnobState *st = ref.desc ? manager_knob_state(m, &ref) : NULL;
+        ValueOrigin origin = ref.desc ? manager_knob_origin(m, &ref) : ORIGIN_DEFAULT;
         const ProfileKnob *pk;
         uint64_t cur;
 
         *in = (ControlKnobInput){};
-        if (!st || knob_current(a, k, &ref, st, now_us, &cur) < 0)
+        if (!ref.desc || knob_current(a, k, &ref, origin, now_us, &cur) < 0)
                 return; /* unsupported or unreadable: the controller leaves it alone */
         in->supported = true;
         in->current = cur;
-        in->movable = st->origin == ORIGIN_DEFAULT || st->origin == ORIGIN_PROFILE || st->origin == ORIGIN_ADAPTIVE;
+        in->movable = origin == ORIGIN_DEFAULT || origin == ORIGIN_PROFILE || origin == ORIGIN_ADAPTIVE;
 
         pk = profile_get_knob(m->profile, &ref);
         if (pk)
                 in->home = pk->value.num;
         else {
                 /* Not in the profile: home is what it was before adaptation first moved it. */
-                if (st->origin != ORIGIN_ADAPTIVE || a->home[k] == UINT64_MAX)
+                if (origin != ORIGIN_ADAPTIVE || a->home[k] == UINT64_MAX)
                         a->home[k] = cur;
                 in->home = a->home[k];
         }

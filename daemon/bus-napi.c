@@ -6,6 +6,8 @@
 #include "bus-napi.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +15,7 @@
 #include "irqpin.h"
 #include "log.h"
 #include "napi.h"
+#include "owner.h"
 
 /* "KNOB@DEV:napi-ID" and "KNOB@DEV:rx-N" address one NAPI instance, set over netlink by irqpin. */
 bool is_napi_ref(const char *name) {
@@ -51,33 +54,48 @@ static int napi_error(sd_bus_error *error, const char *name, int r) {
         }
 }
 
+/* The owner's target for the instance ref means, and its current value. */
+static int napi_target(Manager *m, const NapiRef *ref, Target *ret, uint64_t *ret_value) {
+        uint32_t id;
+        char name[96];
+        int r;
+
+        r = irqpin_napi_get(m->irqpin, ref, ret_value, &id);
+        if (r < 0)
+                return r;
+        snprintf(name, sizeof(name), "%s@%s:napi-%" PRIu32, napi_knob_to_string(ref->knob), ref->device, id);
+        if (!m->owner)
+                return -EAGAIN;
+        return owner_napi_target(m->owner, name, ref->device, id, napi_knob_to_string(ref->knob), ret);
+}
+
 int get_napi(sd_bus_message *message, Manager *m, const char *name, sd_bus_error *error) {
         _cleanup_(freep) char *text = NULL;
         KnobValue v = {};
         NapiRef ref;
-        uint32_t id;
+        Target t;
         int r;
 
         r = parse_napi(m, name, &ref, error);
         if (r < 0)
                 return r;
-        r = irqpin_napi_get(m->irqpin, NULL, &ref, &v.num, &id);
+        r = napi_target(m, &ref, &t, &v.num);
         if (r < 0)
                 return napi_error(error, name, r);
         text = knob_format_value(napi_knob_desc(ref.knob), &v);
         if (!text)
                 return -ENOMEM;
-        return sd_bus_reply_method_return(message, "ss", text,
-                                          irqpin_napi_changed(m->irqpin, NULL, id, ref.knob) ? "manual" : "default");
+        return sd_bus_reply_method_return(message, "ss", text, origin_to_string(owner_origin(m->owner, &t)));
 }
 
-/* Sets one per-NAPI knob; *ret_text is the value the kernel holds afterwards. */
+/* Sets one per-NAPI knob (the manual layer); *ret_text is the value the kernel holds afterwards. */
 static int napi_set_value(Manager *m, const char *name, const char *value, char **ret_text, sd_bus_error *error) {
-        _cleanup_(freep) char *expected = NULL;
+        _cleanup_(freep) char *expected = NULL, *now = NULL;
         const char *reason = NULL;
         KnobValue v, back = {};
+        char text[32];
         NapiRef ref;
-        uint32_t id;
+        Target t;
         int r;
 
         r = parse_napi(m, name, &ref, error);
@@ -88,15 +106,18 @@ static int napi_set_value(Manager *m, const char *name, const char *value, char 
                 return sd_bus_error_setf(error, BUS_ERROR_INVALID_VALUE, "%s: invalid value '%s': %s; expected %s",
                                          name, value, strempty(reason), strempty(expected));
         }
-        if (manager_dry_run(m)) {
+        r = napi_target(m, &ref, &t, &back.num);
+        if (r < 0)
+                return napi_error(error, name, r);
+        snprintf(text, sizeof(text), "%" PRIu64, v.num);
+        r = owner_set(m->owner, &t, LAYER_MANUAL, text, NULL, &now);
+        if (r < 0 && r != -EDOM)
+                return napi_error(error, name, r);
+        back = v;
+        if (manager_dry_run(m))
                 log_info("dry-run: would set %s to %s", name, value);
+        else if (!now || knob_parse_kernel(napi_knob_desc(ref.knob), now, &back) < 0)
                 back = v;
-        } else {
-                back = v; /* what the kernel holds unless it says otherwise (-EDOM) */
-                r = irqpin_napi_set(m->irqpin, NULL, &ref, v.num, &back.num, &id);
-                if (r < 0 && r != -EDOM)
-                        return napi_error(error, name, r);
-        }
         *ret_text = knob_format_value(napi_knob_desc(ref.knob), &back);
         return *ret_text ? 0 : -ENOMEM;
 }
@@ -126,21 +147,23 @@ int set_napi_pairs(sd_bus_message *message, Manager *m, const char *name, const 
 
 
 int reset_napi(sd_bus_message *message, Manager *m, const char *name, sd_bus_error *error) {
-        _cleanup_(freep) char *text = NULL;
+        _cleanup_(freep) char *text = NULL, *now = NULL;
         KnobValue v = {};
         NapiRef ref;
+        Target t;
         int r;
 
         r = parse_napi(m, name, &ref, error);
         if (r < 0)
                 return r;
-        if (manager_dry_run(m)) {
-                log_info("dry-run: would reset %s to its original value", name);
-                r = irqpin_napi_get(m->irqpin, NULL, &ref, &v.num, NULL);
-        } else
-                r = irqpin_napi_reset(m->irqpin, NULL, &ref, &v.num);
+        r = napi_target(m, &ref, &t, &v.num);
         if (r < 0)
                 return napi_error(error, name, r);
+        r = owner_unset(m->owner, &t, LAYER_BIT(LAYER_MANUAL), "reset", &now);
+        if (r < 0)
+                return napi_error(error, name, r);
+        if (now)
+                (void)knob_parse_kernel(napi_knob_desc(ref.knob), now, &v);
         text = knob_format_value(napi_knob_desc(ref.knob), &v);
         if (!text)
                 return -ENOMEM;

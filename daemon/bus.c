@@ -21,19 +21,11 @@
 #include "strv.h"
 
 static int bus_error_from_manager(sd_bus_error *error, int r, const char *message) {
-        const char *name;
+        /* The manager's MANAGER_E_* codes are the errnos bus_error_map gives the names. */
+        const char *name = bus_error_name_from_errno(r);
 
-        switch (-r) {
-        case MANAGER_E_UNKNOWN_KNOB: name = BUS_ERROR_UNKNOWN_KNOB; break;
-        case MANAGER_E_INVALID_VALUE: name = BUS_ERROR_INVALID_VALUE; break;
-        case MANAGER_E_UNSUPPORTED: name = BUS_ERROR_UNSUPPORTED; break;
-        case MANAGER_E_NO_DEVICE: name = BUS_ERROR_NO_DEVICE; break;
-        case MANAGER_E_KERNEL_REFUSED: name = BUS_ERROR_KERNEL_REFUSED; break;
-        case MANAGER_E_UNKNOWN_PROFILE: name = BUS_ERROR_UNKNOWN_PROFILE; break;
-        case MANAGER_E_INVALID_PROFILE: name = BUS_ERROR_INVALID_PROFILE; break;
-        case ENOMEM: return -ENOMEM;
-        default: name = BUS_ERROR_FAILED; break;
-        }
+        if (r == -ENOMEM)
+                return -ENOMEM;
         if (message)
                 return sd_bus_error_set(error, name, message);
         return sd_bus_error_setf(error, name, "%s", strerror(-r));
@@ -131,7 +123,8 @@ static int method_list_knobs(sd_bus_message *message, void *userdata, sd_bus_err
                 if (s > 0 && knob_read(&k->ref, m->sysroot, &v) >= 0)
                         value = knob_format_value(d, &v);
                 r = sd_bus_message_append(reply, "(ssssbss)", knob_ref_format(&k->ref, name, sizeof(name)),
-                                          strempty(value), d->unit, knob_origin_to_string(k->origin), s > 0,
+                                          strempty(value), d->unit,
+                                          origin_to_string(s > 0 ? manager_knob_origin(m, &k->ref) : ORIGIN_DEFAULT), s > 0,
                                           s > 0 ? "" : strempty(d->patch), d->summary);
                 if (r < 0)
                         return r;
@@ -145,20 +138,20 @@ static int method_list_knobs(sd_bus_message *message, void *userdata, sd_bus_err
 static int method_get_knob(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(freep) char *value = NULL, *msg = NULL;
         Manager *m = userdata;
-        KnobOrigin origin;
+        ValueOrigin origin;
         const char *name;
         int r;
 
+        /* Read-only: outside changes are the ownership timer's to notice, not a reader's. */
         r = sd_bus_message_read(message, "s", &name);
         if (r < 0)
                 return r;
         if (is_napi_ref(name))
                 return get_napi(message, m, name, error);
-        manager_check_external(m);
         r = manager_get_knob(m, name, &value, &origin, &msg);
         if (r < 0)
                 return bus_error_from_manager(error, r, msg);
-        return sd_bus_reply_method_return(message, "ss", value, knob_origin_to_string(origin));
+        return sd_bus_reply_method_return(message, "ss", value, origin_to_string(origin));
 }
 
 static int reply_pairs(sd_bus_message *message, char **names, char **values) {

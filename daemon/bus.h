@@ -1,26 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * bus.h: the org.netpolld1.Manager D-Bus object (docs/dbus.md): vtable,
- * authorization of changes, error names, KnobChanged and property signals.
+ * authorization of changes, KnobChanged and property signals. The error
+ * names and their errnos are in bus-errors.h, shared with netpollctl.
  */
 #pragma once
 
 #include <systemd/sd-bus.h>
 
+#include "bus-errors.h"
 #include "manager.h"
 
 #define BUS_NAME "org.netpolld1"
 #define BUS_PATH "/org/netpolld1"
 #define BUS_INTERFACE "org.netpolld1.Manager"
-
-#define BUS_ERROR_UNKNOWN_KNOB "org.netpolld1.Error.UnknownKnob"
-#define BUS_ERROR_INVALID_VALUE "org.netpolld1.Error.InvalidValue"
-#define BUS_ERROR_UNSUPPORTED "org.netpolld1.Error.Unsupported"
-#define BUS_ERROR_NO_DEVICE "org.netpolld1.Error.NoSuchDevice"
-#define BUS_ERROR_KERNEL_REFUSED "org.netpolld1.Error.KernelRefused"
-#define BUS_ERROR_UNKNOWN_PROFILE "org.netpolld1.Error.UnknownProfile"
-#define BUS_ERROR_INVALID_PROFILE "org.netpolld1.Error.InvalidProfile"
-#define BUS_ERROR_FAILED "org.netpolld1.Error.Failed"
 
 /*
  * Connects (address NULL: the system bus), registers the object (and

@@ -14,20 +14,22 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "knob.h"
 #include "macro.h"
 
-static const char *const knob_names[_CONTROL_KNOB_MAX] = {
-        [CONTROL_BUSY_READ] = "busy-read",
-        [CONTROL_BUSY_POLL] = "busy-poll",
-        [CONTROL_BUSY_LOOP_THRESHOLD] = "busy-loop-threshold",
-        [CONTROL_NETDEV_BUDGET] = "netdev-budget",
-        [CONTROL_NETDEV_BUDGET_TIME] = "netdev-budget-time",
-        [CONTROL_SOFTIRQ_BUDGET] = "softirq-budget",
-        [CONTROL_NETDEV_MAX_BACKLOG] = "netdev-max-backlog",
+/* The catalog entry behind each controller knob: its name is the one the catalog gives it. */
+static const KnobId catalog_ids[_CONTROL_KNOB_MAX] = {
+        [CONTROL_BUSY_READ] = KNOB_ID_BUSY_READ,
+        [CONTROL_BUSY_POLL] = KNOB_ID_BUSY_POLL,
+        [CONTROL_BUSY_LOOP_THRESHOLD] = KNOB_ID_BUSY_LOOP_THRESHOLD,
+        [CONTROL_NETDEV_BUDGET] = KNOB_ID_NETDEV_BUDGET,
+        [CONTROL_NETDEV_BUDGET_TIME] = KNOB_ID_NETDEV_BUDGET_TIME,
+        [CONTROL_SOFTIRQ_BUDGET] = KNOB_ID_SOFTIRQ_BUDGET,
+        [CONTROL_NETDEV_MAX_BACKLOG] = KNOB_ID_NETDEV_MAX_BACKLOG,
 };
 
 const char *control_knob_name(ControlKnob k) {
-        return (unsigned)k < _CONTROL_KNOB_MAX ? knob_names[k] : NULL;
+        return (unsigned)k < _CONTROL_KNOB_MAX ? knob_catalog[catalog_ids[k]].name : NULL;
 }
 
 void control_state_init(ControlState *s) {
@@ -108,8 +110,8 @@ static void step_yield(Step *st, ControlKnob k) {
                      "runnable %s > %s for %u samples: busy polling yields to the waiting tasks", now, thr,
                      st->s->load_high);
         else if (st->s->yielding)
-                emit(st, CONTROL_SET, k, target,
-                     "busy-loop-threshold is on: the kernel yields by itself, busy polling restored");
+                emit(st, CONTROL_SET, k, target, "%s is on: the kernel yields by itself, busy polling restored",
+                     control_knob_name(CONTROL_BUSY_LOOP_THRESHOLD));
         else
                 emit(st, CONTROL_SET, k, target, "runnable %s <= %s for %u samples: busy polling restored", now,
                      thr, st->s->load_low);
@@ -149,19 +151,19 @@ static void step_budget(Step *st, ControlKnob k, uint64_t cap) {
 
 static void step_backlog(Step *st) {
         const ControlKnobInput *ki = &st->in->knobs[CONTROL_NETDEV_MAX_BACKLOG];
+        const char *name = control_knob_name(CONTROL_NETDEV_MAX_BACKLOG);
         size_t before = st->n;
 
         if (st->s->backlog_advised || st->s->drops_high < MAX(st->in->cfg->hold, 1u))
                 return;
         if (ki->supported)
                 emit(st, CONTROL_ADVICE, CONTROL_NETDEV_MAX_BACKLOG, ki->current,
-                     "backlog drops %" PRIu64 "/s for %u samples: netdev-max-backlog (%" PRIu64
-                     ") is the knob to raise",
-                     st->in->drops_per_sec, st->s->drops_high, ki->current);
+                     "backlog drops %" PRIu64 "/s for %u samples: %s (%" PRIu64 ") is the knob to raise",
+                     st->in->drops_per_sec, st->s->drops_high, name, ki->current);
         else
                 emit(st, CONTROL_ADVICE, CONTROL_NETDEV_MAX_BACKLOG, ki->current,
-                     "backlog drops %" PRIu64 "/s for %u samples: netdev-max-backlog is the knob to raise",
-                     st->in->drops_per_sec, st->s->drops_high);
+                     "backlog drops %" PRIu64 "/s for %u samples: %s is the knob to raise",
+                     st->in->drops_per_sec, st->s->drops_high, name);
         st->s->backlog_advised = st->n > before;
 }
 

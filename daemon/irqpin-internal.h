@@ -23,13 +23,9 @@ typedef struct Slot {
         uint32_t napi_id;
         int irq;
         IrqState state;
-        bool external;         /* someone else changed a file of ours: hands off */
         unsigned attempts;     /* refused IRQ writes so far (retry limit) */
         bool planned;
         QueuePlan plan;
-        /* What netpolld wrote and expects to find (ownership, never fight). */
-        bool owned[3];         /* by SteerFile */
-        CpuSet last[3];
 } Slot;
 
 typedef struct Device {
@@ -44,7 +40,7 @@ typedef struct Device {
 struct IrqPin {
         sd_event *event;
         char *sysroot;
-        Journal *journal;
+        Owner *owner;          /* every write goes through it; NULL: nothing is written (tests) */
 
         struct nl_cache_mngr *mngr;
         struct nl_cache *links;
@@ -77,13 +73,13 @@ int irqpin_discover(IrqPin *p, Device *d, int *ret_numa_node);
 int irqpin_steer_device(IrqPin *p, Device *d, unsigned offset);
 /* Applies slots in state retrying again; true when some still wait. */
 bool irqpin_steer_retry(IrqPin *p, Device *d);
-/* Marks owned files changed by someone else as external and drops their journal entries. */
-void irqpin_check_external(IrqPin *p, Device *d);
-/* Gives a device's journaled files their originals back and forgets ownership. */
+/* Each planned slot's state from the owner's origins: external (or irqbalance) and manual show. */
+void irqpin_update_states(IrqPin *p, Device *d);
+/* The profile's layer lets go of a device's files: each goes to the layer below or its original. */
 void irqpin_hand_back(IrqPin *p, Device *d);
-/* Drops a vanished device's journal entries: its files are gone and its IRQ numbers may be reused. */
-void irqpin_forget_files(IrqPin *p, Device *d);
-/* Moves a renamed device's journaled queue files to their new paths (before d->name changes). */
-void irqpin_rename_files(IrqPin *p, Device *d, const char *new_name);
+/* The manual layer lets go of a device's files, and files changed outside are taken back. */
+void irqpin_take_back(IrqPin *p, Device *d);
 /* The label and path of a slot's file; false when the slot has no such file. */
 bool irqpin_slot_file(const Device *d, const Slot *s, SteerFile f, char **ret_path, char *label, size_t size);
+/* The owner's target for a slot's file; false when there is none (no such file, device gone, no owner). */
+bool irqpin_slot_target(IrqPin *p, const Device *d, const Slot *s, SteerFile f, Target *ret);

@@ -82,8 +82,9 @@ int irqpin_list(IrqPin *p, IrqRow **ret, size_t *ret_n) {
                         r = 0;
                         continue;
                 }
-                if (d->managed && !p->dry_run)
-                        irqpin_check_external(p, d);
+                /* Read-only: states from what the owner already knows; noticing changes is its timer's job. */
+                if (d->managed)
+                        irqpin_update_states(p, d);
                 a = reallocarray(rows, n + d->n_slots + 1, sizeof(IrqRow));
                 if (!a) {
                         r = -ENOMEM;

@@ -35,11 +35,27 @@ bool irqpin_slot_file(const Device *d, const Slot *s, SteerFile f, char **ret_pa
         if (r < 0)
                 return false;
         slot_name(s, q, sizeof(q));
+        /* RPS/XPS named for the queue directory they live in, as the knob's own targets are (rps-cpus@DEV:rx-N). */
         if (f == STEER_IRQ)
                 snprintf(label, size, "%s@%s:%s", file_labels[f], d->name, q);
         else
-                snprintf(label, size, "%s@%s", file_labels[f], d->name);
+                snprintf(label, size, "%s@%s:%s-%u", file_labels[f], d->name, f == STEER_RPS ? "rx" : "tx", s->index);
         return true;
+}
+
+static const TargetKind file_kinds[3] = {
+        [STEER_IRQ] = TARGET_IRQ,
+        [STEER_RPS] = TARGET_RPS,
+        [STEER_XPS] = TARGET_XPS,
+};
+
+bool irqpin_slot_target(IrqPin *p, const Device *d, const Slot *s, SteerFile f, Target *ret) {
+        _cleanup_(freep) char *path = NULL;
+        char label[96];
+
+        if (!p->owner || !irqpin_slot_file(d, s, f, &path, label, sizeof(label)))
+                return false;
+        return owner_file_target(p->owner, file_kinds[f], label, d->name, path, ret) >= 0;
 }
 
 static int cmp_slot(const void *a, const void *b) {
@@ -185,7 +201,10 @@ int irqpin_discover(IrqPin *p, Device *d, int *ret_numa_node) {
                 if (!old)
                         continue;
                 if (old->irq != l[i].irq) {
-                        old->owned[STEER_IRQ] = false; /* another IRQ now: the old one is not ours to watch */
+                        /* Another IRQ now: the old one goes back to its original. */
+                        Target t;
+                        if (irqpin_slot_target(p, d, old, STEER_IRQ, &t))
+                                (void)owner_unset(p->owner, &t, LAYER_BIT(LAYER_PROFILE), "profile", NULL);
                         old->attempts = 0;
                 }
                 Slot fresh = l[i];
@@ -221,33 +240,38 @@ static void worsen(IrqState *st, IrqState s) {
                 *st = s;
 }
 
-/* Writes one file of a slot; returns the state it leaves. */
+/* Asks the owner for one file of a slot (the profile's layer); returns the state it leaves. */
 static IrqState steer_file(IrqPin *p, Device *d, Slot *s, SteerFile f, const CpuSet *want) {
-        _cleanup_(freep) char *path = NULL, *list = NULL, *back = NULL;
-        char label[64];
-        CpuSet readback;
+        _cleanup_(freep) char *list = NULL, *text = NULL, *now = NULL;
+        Target t;
         int r;
 
-        if (!irqpin_slot_file(d, s, f, &path, label, sizeof(label)))
+        if (!irqpin_slot_target(p, d, s, f, &t))
                 return IRQ_STATE_APPLIED;
-        r = steer_apply(p->sysroot, p->journal, label, f, path, want, p->topo.nr_cpu_ids, &readback);
         list = cpuset_format_list(want);
+        text = f == STEER_IRQ ? cpuset_format_list(want) : cpuset_format_mask(want, p->topo.nr_cpu_ids);
+        if (!list || !text)
+                return IRQ_STATE_FAILED;
+        r = owner_set(p->owner, &t, LAYER_PROFILE, text, NULL, &now);
         if (r >= 0 || r == -EDOM) {
-                s->owned[f] = true;
-                s->last[f] = r == -EDOM ? readback : *want;
-                if (r == -EDOM) {
-                        back = cpuset_format_list(&readback);
-                        log_warning("%s: the kernel holds %s instead of %s", label, strempty(back), strempty(list));
-                } else if (r == 0 && f == STEER_IRQ)
+                switch (owner_origin(p->owner, &t)) {
+                case ORIGIN_EXTERNAL:
+                        return f == STEER_IRQ && p->irqbalance_pid > 0 ? IRQ_STATE_IRQBALANCE : IRQ_STATE_EXTERNAL;
+                case ORIGIN_MANUAL:
+                        return IRQ_STATE_MANUAL;
+                default:
+                        break;
+                }
+                if (r == -EDOM)
+                        log_warning("%s: the kernel holds %s instead of %s", t.name, strempty(now), list);
+                else if (f == STEER_IRQ)
                         /* The kernel moves an IRQ when it next fires, so a quiet queue stays put a while. */
-                        log_info("%s: IRQ %d -> CPU %s (effective at its next interrupt)", label, s->irq,
-                                 strempty(list));
-                else if (r == 0)
-                        log_info("%s: %s-%u -> %s", label, f == STEER_RPS ? "rx" : "tx", s->index, strempty(list));
+                        log_debug("%s: IRQ %d on CPU %s (effective at its next interrupt)", t.name, s->irq, list);
                 if (f == STEER_IRQ)
                         s->attempts = 0;
                 return IRQ_STATE_APPLIED;
         }
+        const char *label = t.name;
         if (f != STEER_IRQ) {
                 if (r == -ENOENT)
                         return IRQ_STATE_APPLIED; /* no RPS/XPS in this kernel, or no tx-N for rx-N */
@@ -325,7 +349,6 @@ int irqpin_steer_device(IrqPin *p, Device *d, unsigned offset) {
                 return 0; /* being removed */
         if (r < 0)
                 return log_warning_errno(r, "%s: cannot find its queues: %m", d->name);
-        irqpin_check_external(p, d);
 
         pq = calloc(d->n_slots ?: 1, sizeof(PlacementQueue));
         if (!pq)
@@ -356,9 +379,7 @@ int irqpin_steer_device(IrqPin *p, Device *d, unsigned offset) {
                         s->state = IRQ_STATE_PLANNED;
                         continue;
                 }
-                if (s->external)
-                        continue; /* never fight: left alone until irqpin_reset() */
-                steer_slot(p, d, s);
+                steer_slot(p, d, s); /* the owner leaves what was changed outside alone */
         }
         return (int)used;
 }
@@ -376,38 +397,30 @@ bool irqpin_steer_retry(IrqPin *p, Device *d) {
         return waiting;
 }
 
-void irqpin_check_external(IrqPin *p, Device *d) {
+void irqpin_update_states(IrqPin *p, Device *d) {
         for (size_t i = 0; i < d->n_slots; i++) {
                 Slot *s = &d->slots[i];
+                IrqState owned = IRQ_STATE_APPLIED;
 
+                if (!s->planned || p->dry_run)
+                        continue;
                 for (SteerFile f = STEER_IRQ; f <= STEER_XPS; f++) {
-                        _cleanup_(freep) char *path = NULL, *was = NULL, *now = NULL;
-                        char label[64];
-                        CpuSet cur;
-                        int r;
+                        Target t;
+                        ValueOrigin o;
 
-                        if (!s->owned[f] || !irqpin_slot_file(d, s, f, &path, label, sizeof(label)))
+                        if (!irqpin_slot_target(p, d, s, f, &t))
                                 continue;
-                        r = steer_read(p->sysroot, f, path, &cur);
-                        if (r >= 0 && cpuset_equal(&cur, &s->last[f]))
-                                continue;
-                        s->owned[f] = false;
-                        if (r == -ENOENT)
-                                continue; /* gone with its queue or IRQ */
-                        was = cpuset_format_list(&s->last[f]);
-                        now = r >= 0 ? cpuset_format_list(&cur) : NULL;
-                        s->external = true;
-                        s->state = f == STEER_IRQ && p->irqbalance_pid > 0 ? IRQ_STATE_IRQBALANCE : IRQ_STATE_EXTERNAL;
-                        if (s->state == IRQ_STATE_IRQBALANCE)
-                                log_warning("%s: irqbalance (pid %d) moved IRQ %d from %s to %s; leaving it", label,
-                                            p->irqbalance_pid, s->irq, strempty(was), now ?: "?");
-                        else
-                                log_warning("%s was changed outside netpolld (%s -> %s); leaving it alone", label,
-                                            strempty(was), now ?: "unreadable");
-                        /* Never restore over somebody else's value on stop. */
-                        if (p->journal && journal_original(p->journal, path))
-                                (void)journal_forget(p->journal, path);
+                        o = owner_origin(p->owner, &t);
+                        if (o == ORIGIN_EXTERNAL)
+                                owned = f == STEER_IRQ && p->irqbalance_pid > 0 ? IRQ_STATE_IRQBALANCE
+                                                                                : IRQ_STATE_EXTERNAL;
+                        else if (o == ORIGIN_MANUAL && owned == IRQ_STATE_APPLIED)
+                                owned = IRQ_STATE_MANUAL;
                 }
+                /* Who holds the files decides these states; the kernel's answers (retrying, failed...) stay. */
+                if (owned != IRQ_STATE_APPLIED || s->state == IRQ_STATE_EXTERNAL || s->state == IRQ_STATE_MANUAL ||
+                    (s->state == IRQ_STATE_IRQBALANCE && p->irqbalance_pid <= 0))
+                        s->state = owned;
         }
 }
 
@@ -416,57 +429,24 @@ void irqpin_hand_back(IrqPin *p, Device *d) {
                 Slot *s = &d->slots[i];
 
                 for (SteerFile f = STEER_IRQ; f <= STEER_XPS; f++) {
-                        _cleanup_(freep) char *path = NULL;
-                        char label[64];
+                        Target t;
                         int r;
 
-                        if (!s->owned[f] || !irqpin_slot_file(d, s, f, &path, label, sizeof(label)))
+                        if (!irqpin_slot_target(p, d, s, f, &t))
                                 continue;
-                        s->owned[f] = false;
-                        if (!p->journal || !journal_original(p->journal, path))
-                                continue;
-                        r = journal_restore(p->journal, p->sysroot, path);
+                        r = owner_unset(p->owner, &t, LAYER_BIT(LAYER_PROFILE), "profile", NULL);
                         if (r < 0)
-                                log_warning_errno(r, "%s: cannot restore %s: %m", label, path);
-                        else
-                                log_info("%s: restored the original of %s", label, path);
+                                log_warning_errno(r, "%s: cannot hand back: %m", t.name);
                 }
                 *s = (Slot){ .kind = s->kind, .index = s->index, .napi_id = s->napi_id, .irq = s->irq };
         }
 }
 
-void irqpin_forget_files(IrqPin *p, Device *d) {
-        for (size_t i = 0; p->journal && i < d->n_slots; i++)
-                for (SteerFile f = STEER_IRQ; f <= STEER_XPS; f++) {
-                        _cleanup_(freep) char *path = NULL;
-                        char label[64];
-
-                        if (irqpin_slot_file(d, &d->slots[i], f, &path, label, sizeof(label)) &&
-                            journal_original(p->journal, path))
-                                (void)journal_forget(p->journal, path);
-                }
-}
-
-void irqpin_rename_files(IrqPin *p, Device *d, const char *new_name) {
-        Device renamed = *d;
-
-        if (!p->journal || streq(d->name, new_name) || strlen(new_name) >= sizeof(renamed.name))
-                return;
-        strcpy(renamed.name, new_name);
+void irqpin_take_back(IrqPin *p, Device *d) {
         for (size_t i = 0; i < d->n_slots; i++)
-                for (SteerFile f = STEER_RPS; f <= STEER_XPS; f++) {
-                        _cleanup_(freep) char *old_path = NULL, *new_path = NULL, *original = NULL;
-                        char label[64], new_label[64];
-                        const char *o;
-
-                        if (!irqpin_slot_file(d, &d->slots[i], f, &old_path, label, sizeof(label)) ||
-                            !irqpin_slot_file(&renamed, &d->slots[i], f, &new_path, new_label, sizeof(new_label)))
-                                continue;
-                        o = journal_original(p->journal, old_path);
-                        if (!o || !(original = strdup(o)))
-                                continue;
-                        /* The queue files moved with the name: so does the value to put back. */
-                        if (journal_record(p->journal, new_label, new_path, original) >= 0)
-                                (void)journal_forget(p->journal, old_path);
+                for (SteerFile f = STEER_IRQ; f <= STEER_XPS; f++) {
+                        Target t;
+                        if (irqpin_slot_target(p, d, &d->slots[i], f, &t))
+                                (void)owner_unset(p->owner, &t, LAYER_BIT(LAYER_MANUAL), "reset", NULL);
                 }
 }

@@ -26,6 +26,7 @@ static const char *const state_names[_IRQ_STATE_MAX] = {
         [IRQ_STATE_IRQBALANCE] = "irqbalance",
         [IRQ_STATE_RETRYING] = "retrying",
         [IRQ_STATE_EXTERNAL] = "external",
+        [IRQ_STATE_MANUAL] = "manual",
         [IRQ_STATE_FAILED] = "failed",
 };
 
@@ -86,7 +87,9 @@ static int device_update(IrqPin *p, struct rtnl_link *link, Device **ret) {
         }
         if (d->managed && d->name[0] && !streq(d->name, name)) {
                 log_info("%s: renamed to %s", d->name, name);
-                irqpin_rename_files(p, d, name);
+                /* The queue files moved with the name: so do the values to put back. */
+                if (p->owner)
+                        (void)owner_rename_device(p->owner, d->name, name);
         }
         strcpy(d->name, name);
         d->flags = rtnl_link_get_flags(link);
@@ -99,7 +102,8 @@ static void device_remove(IrqPin *p, Device *d) {
         size_t i = (size_t)(d - p->devices);
 
         /* Its files went with it, and its IRQ numbers may go to another device. */
-        irqpin_forget_files(p, d);
+        if (p->owner && d->name[0])
+                (void)owner_forget_device(p->owner, d->name);
         free(d->slots);
         memmove(p->devices + i, p->devices + i + 1, (p->n_devices - i - 1) * sizeof(Device));
         p->n_devices--;
@@ -190,7 +194,7 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
 
         for (size_t i = 0; i < p->n_devices; i++)
                 if (p->devices[i].managed) {
-                        irqpin_check_external(p, &p->devices[i]);
+                        irqpin_update_states(p, &p->devices[i]);
                         waiting = irqpin_steer_retry(p, &p->devices[i]) || waiting;
                 }
         if (waiting)
@@ -247,11 +251,11 @@ int irqpin_reset(IrqPin *p, const char *device) {
                 Device *d = &p->devices[i];
                 if (device && !streq(device, d->name))
                         continue;
+                irqpin_take_back(p, d);
                 for (size_t j = 0; j < d->n_slots; j++)
-                        if (d->slots[j].external) {
-                                d->slots[j].external = false;
+                        if (d->slots[j].state == IRQ_STATE_EXTERNAL || d->slots[j].state == IRQ_STATE_MANUAL ||
+                            d->slots[j].state == IRQ_STATE_IRQBALANCE)
                                 d->slots[j].state = IRQ_STATE_UNMANAGED;
-                        }
         }
         return apply_all(p);
 }
@@ -323,7 +327,7 @@ static int on_netlink(sd_event_source *s, int fd, uint32_t revents, void *userda
         /* Events overflowed (ENOBUFS) or the socket broke: read the whole table again. */
         log_warning_errno(r, "lost link events (%m); resynchronising the device list");
         _cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
-        r = nl_socket_open_in(NULL, NETLINK_ROUTE, &sk);
+        r = nl_socket_open(NETLINK_ROUTE, &sk);
         if (r >= 0)
                 r = errno_from_nl(nl_cache_refill(sk, p->links));
         if (r >= 0)
@@ -336,7 +340,7 @@ static int on_netlink(sd_event_source *s, int fd, uint32_t revents, void *userda
 
 /* ---- object ---------------------------------------------------------------------- */
 
-int irqpin_new(IrqPin **ret, sd_event *event, const char *sysroot, Journal *journal) {
+int irqpin_new(IrqPin **ret, sd_event *event, const char *sysroot, Owner *owner) {
         _cleanup_(irqpin_freep) IrqPin *p = NULL;
         int r;
 
@@ -346,7 +350,7 @@ int irqpin_new(IrqPin **ret, sd_event *event, const char *sysroot, Journal *jour
         if (!p)
                 return -ENOMEM;
         p->event = sd_event_ref(event);
-        p->journal = journal;
+        p->owner = owner;
         p->sysroot = strdup(sysroot ?: "/");
         if (!p->sysroot)
                 return -ENOMEM;
@@ -364,7 +368,7 @@ int irqpin_new(IrqPin **ret, sd_event *event, const char *sysroot, Journal *jour
         if (r < 0)
                 return r;
 
-        r = netdev_genl_open(&p->genl, NULL, 0);
+        r = netdev_genl_open(&p->genl, 0);
         if (r == -EOPNOTSUPP)
                 log_info("this kernel has no netdev netlink family: queue IRQs come from /proc/interrupts names");
         else if (r < 0)

@@ -6,12 +6,13 @@
  * gets the policy, a removed one is forgotten; no polling), maps each
  * queue to its NAPI instance and IRQ (netdev generic netlink, else
  * /proc/interrupts names), places them (placement.h) and writes IRQ
- * affinity and RPS/XPS masks with read-back. Every file's original goes
- * into the daemon's restore journal before the first write, so the
- * daemon's stop and crash replay restore them with everything else.
+ * affinity and RPS/XPS masks through the owner (owner.h), in its profile
+ * layer: journaled, read back, outside changes noticed and left alone,
+ * restored on stop and after a crash with everything else, and given way
+ * to an administrator's netpollctl set (manual layer) until reset.
  *
- * It also sets per-NAPI knobs (napi.h) with napi-set, in another network
- * namespace when asked to.
+ * It also finds the NAPI instance a per-NAPI reference means, and provides
+ * the owner's backend for per-NAPI values.
  *
  * irqpin logs device events and what it changes (it runs at the daemon's
  * edge); its functions still return negative errno on failure.
@@ -26,6 +27,7 @@
 
 #include "journal.h"
 #include "napi.h"
+#include "owner.h"
 #include "policy.h"
 
 typedef struct IrqPin IrqPin;
@@ -38,11 +40,12 @@ typedef enum IrqState {
         IRQ_STATE_IRQBALANCE,     /* applied, but irqbalance runs and moves IRQs: it would undo this */
         IRQ_STATE_RETRYING,       /* the kernel refused for now (EBUSY, EINVAL, ...); a timer tries again */
         IRQ_STATE_EXTERNAL,       /* changed behind netpolld's back: left alone */
+        IRQ_STATE_MANUAL,         /* an administrator's netpollctl set holds a file of it */
         IRQ_STATE_FAILED,
         _IRQ_STATE_MAX,
 } IrqState;
 
-/* "unmanaged", "planned", "applied", "kernel-managed", "irqbalance", "retrying", "external", "failed". */
+/* "unmanaged", "planned", "applied", "kernel-managed", "irqbalance", "retrying", "external", "manual", "failed". */
 const char *irq_state_to_string(IrqState s);
 
 /* One row of ListIrqs (D-Bus a(ssuissss)). The strings belong to the row. */
@@ -67,11 +70,11 @@ int irq_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n);
  * Starts following network devices: the link cache and its sd-event I/O
  * source, the netdev family (resolved once; absent on old kernels, then
  * /proc/interrupts names are used), a retry timer. sysroot: below which
- * /proc and /sys are read and written (NULL: "/"). journal: where originals
- * are recorded (NULL: nowhere, e.g. tests); it must outlive p. Nothing is
- * written until irqpin_apply().
+ * /proc and /sys are read and written (NULL: "/"). owner: through which
+ * every value is written (NULL: nothing is, only planned); it must outlive
+ * p. Nothing is written until irqpin_apply().
  */
-int irqpin_new(IrqPin **ret, sd_event *event, const char *sysroot, Journal *journal);
+int irqpin_new(IrqPin **ret, sd_event *event, const char *sysroot, Owner *owner);
 IrqPin *irqpin_free(IrqPin *p);
 static inline void irqpin_freep(IrqPin **p) {
         if (*p)
@@ -89,8 +92,9 @@ static inline void irqpin_freep(IrqPin **p) {
 int irqpin_apply(IrqPin *p, const IrqConfig *cfg, bool dry_run);
 
 /*
- * Takes back the queues marked external (changed behind netpolld's back;
- * device NULL: every device) and applies the policy to them again.
+ * Hands the device's files (device NULL: every device's) back from an
+ * administrator's manual values and outside changes to the policy, and
+ * applies it to them again.
  */
 int irqpin_reset(IrqPin *p, const char *device);
 
@@ -101,42 +105,27 @@ int irqpin_list(IrqPin *p, IrqRow **ret, size_t *ret_n);
 bool irqpin_irqbalance_running(const IrqPin *p);
 
 /*
- * Per-NAPI knobs. netns: NULL for netpolld's own network namespace, else a
- * namespace file ("/run/netns/NAME"); the kernel only accepts napi-set from
- * the device's own namespace, so a socket is opened there. The NAPI instance
- * is ref->napi_id (checked to belong to ref->device) or the one serving the
- * queue ref->kind/ref->index.
- *
- * irqpin_napi_set records the instance's original value in the journal
- * ("napi:" entry, journal.h) before its first change, sets it, and reads it back:
- * 0 when the kernel holds value; -EDOM when it holds *ret_readback instead;
- * -EOPNOTSUPP when the kernel lacks napi-set (before 6.13) or this knob;
- * -ENODEV for an unknown device; -ENOENT when the queue has no NAPI
- * instance or the instance is not the device's. *ret_napi_id (when not
- * NULL) says which instance was meant.
+ * Per-NAPI values. The instance is ref->napi_id (checked to belong to
+ * ref->device) or the one serving the queue ref->kind/ref->index.
+ * irqpin_napi_get gives its current value and id: -EOPNOTSUPP when the
+ * kernel lacks napi-get (before 6.13) or this knob; -ENODEV for an unknown
+ * device; -ENOENT when the queue has no NAPI instance or the instance is
+ * not the device's. Changes go through the owner (owner.h), with the
+ * backend below.
  */
-int irqpin_napi_set(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t value, uint64_t *ret_readback,
-                    uint32_t *ret_napi_id);
-int irqpin_napi_get(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t *ret_value, uint32_t *ret_napi_id);
+int irqpin_napi_get(IrqPin *p, const NapiRef *ref, uint64_t *ret_value, uint32_t *ret_napi_id);
 
 /*
- * Puts back every per-NAPI value irqpin_napi_set changed (instances that are
- * gone count as restored) and drops their journal entries. Returns the
- * number that failed (they stay in the journal). The daemon's stop does not
- * need it: journal_replay with irqpin_napi_restore_entry as the restore hook
- * does the same.
+ * The owner's backend for per-NAPI targets ("napi:ID:KNOB"): napi-get and
+ * napi-set on a socket of its own in netpolld's network namespace, opened
+ * on first use, so that the crash replay at start-up works before an IrqPin
+ * exists. An instance that is gone reads as -ENOENT. Does not log.
  */
-int irqpin_napi_restore(IrqPin *p);
-/* Puts back one per-NAPI knob's original (if netpolld changed it); *ret_value is the value afterwards. */
-int irqpin_napi_reset(IrqPin *p, const char *netns, const NapiRef *ref, uint64_t *ret_value);
-/* Whether netpolld changed this per-NAPI knob (its original is journaled, restored on stop). */
-bool irqpin_napi_changed(IrqPin *p, const char *netns, uint32_t napi_id, NapiKnob knob);
-
-/*
- * The journal's restore hook (journal_set_restore_hook) for "napi:" entries:
- * napi-set of the original in the entry's namespace through a socket of its
- * own, so it needs no IrqPin (the start-up replay runs before one exists).
- * An instance or namespace that is gone counts as restored (0). knob and
- * userdata are unused. Does not log.
- */
-int irqpin_napi_restore_entry(const char *knob, const char *path, const char *original, void *userdata);
+typedef struct NapiBackend NapiBackend;
+int napi_backend_new(NapiBackend **ret);
+NapiBackend *napi_backend_free(NapiBackend *b);
+static inline void napi_backend_freep(NapiBackend **b) {
+        if (*b)
+                napi_backend_free(*b);
+}
+const TargetBackend *napi_backend_ops(NapiBackend *b);

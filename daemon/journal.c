@@ -16,30 +16,24 @@
 #include <unistd.h>
 
 #include "macro.h"
-#include "sysroot.h"
 
-#define JOURNAL_HEADER "netpolld-journal 1"
+#define JOURNAL_HEADER "netpolld-journal 2"
+#define JOURNAL_HEADER_V1 "netpolld-journal 1"
 /* A real journal holds a few hundred short lines; anything this big is not one of ours. */
 #define JOURNAL_SIZE_MAX (1024 * 1024)
-
-typedef struct JournalEntry {
-        char *knob;
-        char *path;
-        char *original;
-} JournalEntry;
 
 struct Journal {
         char *state_dir;
         char *path;
         JournalEntry *entries;
         size_t n;
-        journal_restore_fn restore_hook; /* for "napi:" paths */
-        void *restore_userdata;
 };
 
 static void entry_done(JournalEntry *e) {
-        free(e->knob);
-        free(e->path);
+        free(e->kind);
+        free(e->name);
+        free(e->device);
+        free(e->key);
         free(e->original);
 }
 
@@ -59,57 +53,81 @@ size_t journal_size(const Journal *j) {
         return j ? j->n : 0;
 }
 
-const char *journal_path_at(const Journal *j, size_t i) {
-        return j && i < j->n ? j->entries[i].path : NULL;
-}
-
-void journal_set_restore_hook(Journal *j, journal_restore_fn fn, void *userdata) {
-        j->restore_hook = fn;
-        j->restore_userdata = userdata;
+const JournalEntry *journal_at(const Journal *j, size_t i) {
+        return j && i < j->n ? &j->entries[i] : NULL;
 }
 
 const char *journal_path(const Journal *j) {
         return j->path;
 }
 
-static ssize_t find_entry(const Journal *j, const char *path) {
-        for (size_t i = 0; i < j->n; i++)
-                if (streq(j->entries[i].path, path))
+static ssize_t find_entry(const Journal *j, const char *key) {
+        for (size_t i = 0; j && i < j->n; i++)
+                if (streq(j->entries[i].key, key))
                         return (ssize_t)i;
         return -1;
 }
 
-const char *journal_original(const Journal *j, const char *path) {
-        ssize_t i = path ? find_entry(j, path) : -1;
-        return i < 0 ? NULL : j->entries[i].original;
+const JournalEntry *journal_get(const Journal *j, const char *key) {
+        ssize_t i = key ? find_entry(j, key) : -1;
+        return i < 0 ? NULL : &j->entries[i];
 }
 
-static bool is_napi_path(const char *path) {
-        return startswith(path, "napi:");
+static bool word_ok(const char *s, size_t len) {
+        if (len == 0)
+                return false;
+        for (size_t i = 0; i < len; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+                        return false;
+        return true;
+}
+
+/* "napi:ID:KNOB" with ID a decimal NAPI id (not 0) and KNOB [a-z0-9-]+. */
+static bool napi_key_ok(const char *key) {
+        const char *p = startswith(key, "napi:"), *colon;
+        char *end;
+
+        if (!p || !(*p >= '1' && *p <= '9'))
+                return false;
+        errno = 0;
+        unsigned long long id = strtoull(p, &end, 10);
+        if (errno || id > UINT32_MAX || *end != ':')
+                return false;
+        colon = end + 1;
+        return word_ok(colon, strlen(colon));
 }
 
 /*
- * Only kernel files may be restored: a journal must never write anywhere
- * else. "napi:" entries are never written as files (the restore hook sets
- * them over netlink), but they must still be well formed.
+ * Only kernel files and per-NAPI values may be restored: a journal must
+ * never make netpolld write anywhere else.
  */
-static bool path_acceptable(const char *path) {
-        if (is_napi_path(path))
-                return journal_napi_path_parse(path, NULL, NULL, NULL) >= 0;
-        return (startswith(path, "/proc/") || startswith(path, "/sys/")) && !strstr(path, "..");
+bool journal_key_valid(const char *key) {
+        if (!key)
+                return false;
+        if (startswith(key, "napi:"))
+                return napi_key_ok(key);
+        return (startswith(key, "/proc/") || startswith(key, "/sys/")) && !strstr(key, "..") &&
+               !strpbrk(key, "\t\n");
 }
 
-static int append_entry(Journal *j, const char *knob, const char *path, const char *original) {
+static bool field_ok(const char *s) {
+        return s && *s && !strpbrk(s, "\t\n");
+}
+
+static int append_entry(Journal *j, const JournalEntry *in) {
         JournalEntry e = {}, *a;
 
         a = realloc(j->entries, (j->n + 1) * sizeof(JournalEntry));
         if (!a)
                 return -ENOMEM;
         j->entries = a;
-        e.knob = strdup(knob);
-        e.path = strdup(path);
-        e.original = strdup(original);
-        if (!e.knob || !e.path || !e.original) {
+        e.kind = strdup(in->kind);
+        e.name = strdup(in->name);
+        e.device = strdup(in->device ?: "");
+        e.ifindex = in->ifindex;
+        e.key = strdup(in->key);
+        e.original = strdup(in->original);
+        if (!e.kind || !e.name || !e.device || !e.key || !e.original) {
                 entry_done(&e);
                 return -ENOMEM;
         }
@@ -123,27 +141,75 @@ static int fail(char **ret_reason, unsigned line, const char *what) {
         return -EBADMSG;
 }
 
-/* Parses one "KNOB\tPATH\tVALUE" line (modified in place) into j. */
-static int parse_entry(Journal *j, char *line, unsigned lineno, char **ret_reason) {
-        char *f[3], *p = line;
+/* Splits line (modified in place) at TABs into exactly n fields; false otherwise. */
+static bool split_fields(char *line, char **f, size_t n) {
+        char *p = line;
 
-        for (size_t i = 0; i < 3; i++) {
+        for (size_t i = 0; i < n; i++) {
                 f[i] = p;
                 p = strchr(p, '\t');
-                if (i < 2) {
+                if (i + 1 < n) {
                         if (!p)
-                                return fail(ret_reason, lineno, "expected KNOB<TAB>PATH<TAB>VALUE");
+                                return false;
                         *p++ = 0;
                 }
         }
-        if (p || !*f[0] || !*f[1] || !*f[2])
-                return fail(ret_reason, lineno, "expected KNOB<TAB>PATH<TAB>VALUE");
-        if (!path_acceptable(f[1]))
-                return fail(ret_reason, lineno, "path must start with /proc/ or /sys/ and must not contain \"..\", "
-                                                      "or be napi:NETNS:ID:KNOB");
-        if (find_entry(j, f[1]) >= 0)
-                return fail(ret_reason, lineno, "duplicate path");
-        return append_entry(j, f[0], f[1], f[2]);
+        return !p;
+}
+
+/* The kind of a version 1 entry, which had none: told by its path. */
+static const char *v1_kind(const char *path) {
+        if (startswith(path, "napi:"))
+                return "napi";
+        if (startswith(path, "/proc/irq/"))
+                return "irq";
+        if (endswith(path, "/rps_cpus"))
+                return "rps";
+        if (endswith(path, "/xps_cpus"))
+                return "xps";
+        return startswith(path, "/sys/") ? "sysfs" : "sysctl";
+}
+
+/*
+ * Parses one entry line (modified in place) into j:
+ *   version 2: KIND<TAB>NAME<TAB>DEVICE<TAB>IFINDEX<TAB>KEY<TAB>ORIGINAL (DEVICE "-": none)
+ *   version 1: NAME<TAB>PATH<TAB>ORIGINAL (no device identity: restored as before)
+ * Version 1 "napi:NETNS:ID:KNOB" paths are accepted for netpolld's own namespace only.
+ */
+static int parse_entry(Journal *j, char *line, unsigned version, unsigned lineno, char **ret_reason) {
+        static const char *const v2_form = "expected KIND<TAB>NAME<TAB>DEVICE<TAB>IFINDEX<TAB>KEY<TAB>VALUE";
+        JournalEntry e = {};
+        char *f[6], *end;
+        _cleanup_(freep) char *v1_key = NULL;
+
+        if (version == 1) {
+                if (!split_fields(line, f, 3) || !*f[0] || !*f[1] || !*f[2])
+                        return fail(ret_reason, lineno, "expected KNOB<TAB>PATH<TAB>VALUE");
+                const char *own = startswith(f[1], "napi:-:");
+                if (own && asprintf(&v1_key, "napi:%s", own) < 0)
+                        return -ENOMEM;
+                e = (JournalEntry){ .kind = (char *)v1_kind(f[1]), .name = f[0], .device = (char *)"",
+                                    .key = v1_key ?: f[1], .original = f[2] };
+        } else {
+                if (!split_fields(line, f, 6) || !*f[0] || !*f[1] || !*f[2] || !*f[3] || !*f[4] || !*f[5])
+                        return fail(ret_reason, lineno, v2_form);
+                if (!word_ok(f[0], strlen(f[0])))
+                        return fail(ret_reason, lineno, "KIND must be a word of a-z, 0-9 and -");
+                errno = 0;
+                long ifindex = strtol(f[3], &end, 10);
+                if (errno || *end || ifindex < 0 || ifindex > INT32_MAX)
+                        return fail(ret_reason, lineno, "IFINDEX must be a number from 0");
+                if (streq(f[2], "-") != (ifindex == 0))
+                        return fail(ret_reason, lineno, "DEVICE \"-\" goes with IFINDEX 0, a device with its ifindex");
+                e = (JournalEntry){ .kind = f[0], .name = f[1], .device = streq(f[2], "-") ? (char *)"" : f[2],
+                                    .ifindex = (int)ifindex, .key = f[4], .original = f[5] };
+        }
+        if (!journal_key_valid(e.key))
+                return fail(ret_reason, lineno, "the key must be a path below /proc/ or /sys/ without \"..\", "
+                                                      "or napi:ID:KNOB");
+        if (find_entry(j, e.key) >= 0)
+                return fail(ret_reason, lineno, "duplicate key");
+        return append_entry(j, &e);
 }
 
 static int parse_trailer(const Journal *j, const char *line, unsigned lineno, char **ret_reason) {
@@ -163,7 +229,7 @@ static int parse_trailer(const Journal *j, const char *line, unsigned lineno, ch
 /* Parses the whole file text (NUL-terminated, len bytes, modified in place). */
 static int parse_journal(Journal *j, char *text, size_t len, char **ret_reason) {
         char *line = text, *nl;
-        unsigned lineno = 1;
+        unsigned lineno = 1, version = 0;
         bool ended = false;
         int r;
 
@@ -181,7 +247,11 @@ static int parse_journal(Journal *j, char *text, size_t len, char **ret_reason) 
                 if (ended)
                         return fail(ret_reason, lineno, "unexpected content after the end line");
                 if (lineno == 1) {
-                        if (!streq(line, JOURNAL_HEADER))
+                        if (streq(line, JOURNAL_HEADER))
+                                version = 2;
+                        else if (streq(line, JOURNAL_HEADER_V1))
+                                version = 1;
+                        else
                                 return fail(ret_reason, lineno, "expected \"" JOURNAL_HEADER "\"");
                 } else if (startswith(line, "end ") || streq(line, "end")) {
                         r = parse_trailer(j, line, lineno, ret_reason);
@@ -189,7 +259,7 @@ static int parse_journal(Journal *j, char *text, size_t len, char **ret_reason) 
                                 return r;
                         ended = true;
                 } else {
-                        r = parse_entry(j, line, lineno, ret_reason);
+                        r = parse_entry(j, line, version, lineno, ret_reason);
                         if (r < 0)
                                 return r;
                 }
@@ -311,7 +381,9 @@ static char *format_journal(const Journal *j, size_t *ret_len) {
                 return NULL;
         fputs(JOURNAL_HEADER "\n", f);
         for (size_t i = 0; i < j->n; i++)
-                fprintf(f, "%s\t%s\t%s\n", j->entries[i].knob, j->entries[i].path, j->entries[i].original);
+                fprintf(f, "%s\t%s\t%s\t%d\t%s\t%s\n", j->entries[i].kind, j->entries[i].name,
+                        *j->entries[i].device ? j->entries[i].device : "-", j->entries[i].ifindex, j->entries[i].key,
+                        j->entries[i].original);
         fprintf(f, "end %zu\n", j->n);
         if (fclose(f) != 0) {
                 free(buf);
@@ -360,18 +432,18 @@ static int persist(Journal *j) {
         return fsync_dir(j->state_dir);
 }
 
-static bool field_ok(const char *s) {
-        return s && *s && !strpbrk(s, "\t\n");
-}
-
-int journal_record(Journal *j, const char *knob, const char *path, const char *original) {
+int journal_record(Journal *j, const JournalEntry *e) {
         int r;
 
-        if (!j || !field_ok(knob) || !field_ok(path) || !field_ok(original) || !path_acceptable(path))
+        if (!j || !e || !field_ok(e->kind) || !word_ok(e->kind, strlen(e->kind)) || !field_ok(e->name) ||
+            !field_ok(e->original) || !journal_key_valid(e->key) || e->ifindex < 0 ||
+            (e->device && strpbrk(e->device, "\t\n")) || (e->device && *e->device) != (e->ifindex > 0) ||
+            /* "-" means "no device" in the file: a device of that name (a valid one) would not read back. */
+            (e->device && streq(e->device, "-")))
                 return -EINVAL;
-        if (find_entry(j, path) >= 0)
+        if (find_entry(j, e->key) >= 0)
                 return 0;
-        r = append_entry(j, knob, path, original);
+        r = append_entry(j, e);
         if (r < 0)
                 return r;
         r = persist(j);
@@ -380,11 +452,14 @@ int journal_record(Journal *j, const char *knob, const char *path, const char *o
         return r;
 }
 
-/* Takes entry i out of memory and persists; on failure puts it back. *ret holds the entry either way. */
-static int drop_entry(Journal *j, size_t i, JournalEntry *ret) {
-        JournalEntry e = j->entries[i];
+int journal_forget(Journal *j, const char *key) {
+        ssize_t i = key ? find_entry(j, key) : -1;
+        JournalEntry e;
         int r;
 
+        if (i < 0)
+                return -ENOENT;
+        e = j->entries[i];
         memmove(j->entries + i, j->entries + i + 1, (j->n - i - 1) * sizeof(JournalEntry));
         j->n--;
         r = persist(j);
@@ -393,94 +468,10 @@ static int drop_entry(Journal *j, size_t i, JournalEntry *ret) {
                 memmove(j->entries + i + 1, j->entries + i, (j->n - i) * sizeof(JournalEntry));
                 j->entries[i] = e;
                 j->n++;
-        }
-        *ret = e;
-        return r;
-}
-
-int journal_forget(Journal *j, const char *path) {
-        ssize_t i = path ? find_entry(j, path) : -1;
-        JournalEntry e;
-        int r;
-
-        if (i < 0)
-                return -ENOENT;
-        r = drop_entry(j, (size_t)i, &e);
-        if (r >= 0)
-                entry_done(&e);
-        return r;
-}
-
-/* Writes entry i's original back; a vanished file (device removed) counts as done. */
-static int write_original(const Journal *j, size_t i, const char *sysroot) {
-        int r;
-
-        if (is_napi_path(j->entries[i].path)) {
-                /* Not a file: only the hook knows how (netlink); without one the entry waits. */
-                if (!j->restore_hook)
-                        return -EOPNOTSUPP;
-                return j->restore_hook(j->entries[i].knob, j->entries[i].path, j->entries[i].original,
-                                       j->restore_userdata);
-        }
-        r = sysroot_write_value(sysroot, j->entries[i].path, j->entries[i].original);
-        return r == -ENOENT ? 0 : r;
-}
-
-int journal_restore(Journal *j, const char *sysroot, const char *path) {
-        ssize_t i = path ? find_entry(j, path) : -1;
-        int r;
-
-        if (i < 0)
-                return -ENOENT;
-        r = write_original(j, (size_t)i, sysroot);
-        if (r < 0)
                 return r;
-        return journal_forget(j, path);
-}
-
-int journal_replay(Journal *j, const char *sysroot, journal_report_fn report, void *userdata) {
-        int persist_error = 0, failed;
-        bool progress;
-
-        /*
-         * Keep going after any failure: every other original still belongs back
-         * in the kernel. And go round again while a round restored something:
-         * some values depend on others (the patched kernel refuses
-         * napi_skb_cache_size below twice napi_skb_cache_bulk), so a value
-         * refused before its partner was restored may be accepted after it.
-         */
-        do {
-                progress = false;
-                failed = 0;
-                for (size_t i = 0; i < j->n;) {
-                        JournalEntry e;
-                        int r = write_original(j, i, sysroot);
-
-                        if (r < 0) {
-                                failed++;
-                                i++;
-                                continue;
-                        }
-                        progress = true;
-                        r = drop_entry(j, i, &e);
-                        if (report)
-                                report(e.knob, e.path, e.original, r, userdata);
-                        if (r < 0) {
-                                if (!persist_error)
-                                        persist_error = r;
-                                i++;
-                        } else
-                                entry_done(&e);
-                }
-        } while (failed > 0 && progress);
-
-        /* What is left failed in the last round too: say why, once each. */
-        for (size_t i = 0; report && i < j->n; i++) {
-                int r = write_original(j, i, sysroot);
-                if (r < 0)
-                        report(j->entries[i].knob, j->entries[i].path, j->entries[i].original, r, userdata);
         }
-        return persist_error < 0 ? persist_error : failed;
+        entry_done(&e);
+        return 0;
 }
 
 int journal_discard(Journal *j) {

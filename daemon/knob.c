@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * knob.c: the knob catalog as one table, knob references, value parsing and
- * formatting, and the sysroot-relative kernel file access (discovery, read,
- * journaled write with read-back verification).
+ * formatting, and the sysroot-relative kernel file access (discovery and
+ * reads; every write goes through the owner).
  */
 #include "knob.h"
 
@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "journal.h"
 #include "macro.h"
 #include "sysroot.h"
 #include "units.h"
@@ -24,39 +23,182 @@
 #define PATCH_0002 "0002-softirq-make-time-budget-and-restart-limit-sysctls.patch"
 #define PATCH_0003 "0003-net-make-NAPI-skb-cache-size-and-bulk-sysctls.patch"
 
-const KnobDesc knob_catalog[] = {
-        { "busy-read", KNOB_GLOBAL, "/proc/sys/net/core/busy_read", KNOB_TIME, NSEC_PER_USEC, "us", 0, INT_MAX, NULL,
-          "microseconds a blocking socket read busy-polls the device queue before sleeping" },
-        { "busy-poll", KNOB_GLOBAL, "/proc/sys/net/core/busy_poll", KNOB_TIME, NSEC_PER_USEC, "us", 0, INT_MAX, NULL,
-          "microseconds poll() and select() busy-poll device queues before sleeping" },
-        { "busy-loop-threshold", KNOB_GLOBAL, "/proc/sys/net/core/busy_loop_threshold", KNOB_COUNT, 0, "tasks", 0,
-          INT_MAX, PATCH_0001, "runnable tasks on the CPU that end a busy-poll loop early (0 = off)" },
-        { "softirq-budget", KNOB_GLOBAL, "/proc/sys/kernel/softirq_budget_usecs", KNOB_TIME, NSEC_PER_USEC, "us", 100,
-          100000, PATCH_0002, "microseconds softirq processing may run before deferring to ksoftirqd" },
-        { "softirq-restarts", KNOB_GLOBAL, "/proc/sys/kernel/softirq_max_restart", KNOB_COUNT, 0, "restarts", 1, 1000,
-          PATCH_0002, "times softirq processing restarts before deferring to ksoftirqd" },
-        { "netdev-budget", KNOB_GLOBAL, "/proc/sys/net/core/netdev_budget", KNOB_COUNT, 0, "packets", 1, INT_MAX,
-          NULL, "packets one NET_RX softirq run may process across all devices" },
-        { "netdev-budget-time", KNOB_GLOBAL, "/proc/sys/net/core/netdev_budget_usecs", KNOB_TIME, NSEC_PER_USEC, "us",
-          1, INT_MAX, NULL, "microseconds one NET_RX softirq run may take" },
-        { "dev-weight", KNOB_GLOBAL, "/proc/sys/net/core/dev_weight", KNOB_COUNT, 0, "packets", 1, INT_MAX, NULL,
-          "packets one NAPI poll of a backlog device may process" },
-        { "netdev-max-backlog", KNOB_GLOBAL, "/proc/sys/net/core/netdev_max_backlog", KNOB_COUNT, 0, "packets", 1,
-          INT_MAX, NULL, "packets queued per CPU when the interface receives faster than the kernel processes" },
-        { "napi-skb-cache-size", KNOB_GLOBAL, "/proc/sys/net/core/napi_skb_cache_size", KNOB_COUNT, 0, "skbs", 2, 256,
-          PATCH_0003, "skbs kept in the per-CPU NAPI cache for reuse" },
-        { "napi-skb-cache-bulk", KNOB_GLOBAL, "/proc/sys/net/core/napi_skb_cache_bulk", KNOB_COUNT, 0, "skbs", 1, 128,
-          PATCH_0003, "skbs allocated or freed at once when the NAPI cache runs empty or full" },
-        { "napi-defer-hard-irqs", KNOB_DEVICE, "/sys/class/net/%s/napi_defer_hard_irqs", KNOB_COUNT, 0, "", 0,
-          INT32_MAX, NULL, "empty NAPI polls before the device's hard interrupts are enabled again" },
-        { "gro-flush-timeout", KNOB_DEVICE, "/sys/class/net/%s/gro_flush_timeout", KNOB_TIME, 1, "ns", 0, INT64_MAX,
-          NULL, "nanoseconds the device defers GRO flush and interrupts after a poll (0 = off)" },
-        { "napi-threaded", KNOB_DEVICE, "/sys/class/net/%s/threaded", KNOB_COUNT, 0, "", 0, 2, NULL,
-          "0: NAPI polls in softirq; 1: in kernel threads; 2: threads that busy-poll (6.17+)" },
-        { "rps-cpus", KNOB_RX_QUEUES, "rps_cpus", KNOB_CPUSET, 0, "cpus", 0, 0, NULL,
-          "CPUs that receive packet steering hands the device's received packets to" },
-        { "xps-cpus", KNOB_TX_QUEUES, "xps_cpus", KNOB_CPUSET, 0, "cpus", 0, 0, NULL,
-          "CPUs whose transmissions use each of the device's tx queues" },
+/*
+ * The one place each knob is described: netpolld's parsing and checks, ListKnobs,
+ * netpollctl (which gets all of it over D-Bus) and the knob tables of
+ * netpolld.conf(5) and docs/dbus.md (netpolld --dump-catalog, checked by
+ * tests/check-catalog-docs.sh) all come from here.
+ */
+const KnobDesc knob_catalog[_KNOB_ID_MAX] = {
+        [KNOB_ID_BUSY_READ] = {
+                .name = "busy-read",
+                .scope = KNOB_GLOBAL,
+                .path = "/proc/sys/net/core/busy_read",
+                .type = KNOB_TIME,
+                .unit_ns = NSEC_PER_USEC,
+                .unit = "us",
+                .min = 0,
+                .max = INT_MAX,
+                .summary = "microseconds a blocking socket read busy-polls the device queue before sleeping",
+        },
+        [KNOB_ID_BUSY_POLL] = {
+                .name = "busy-poll",
+                .scope = KNOB_GLOBAL,
+                .path = "/proc/sys/net/core/busy_poll",
+                .type = KNOB_TIME,
+                .unit_ns = NSEC_PER_USEC,
+                .unit = "us",
+                .min = 0,
+                .max = INT_MAX,
+                .summary = "microseconds poll() and select() busy-poll device queues before sleeping",
+        },
+        [KNOB_ID_BUSY_LOOP_THRESHOLD] = {
+                .name = "busy-loop-threshold",
+                .scope = KNOB_GLOBAL,
+                .path = "/proc/sys/net/core/busy_loop_threshold",
+                .type = KNOB_COUNT,
+                .unit = "tasks",
+                .min = 0,
+                .max = INT_MAX,
+                .patch = PATCH_0001,
+                .summary = "runnable tasks on the CPU that end a busy-poll loop early (0 = off)",
+        },
+        [KNOB_ID_SOFTIRQ_BUDGET] = {
+                .name = "softirq-budget",
+                .scope = KNOB_GLOBAL,
+                .path = "/proc/sys/kernel/softirq_budget_usecs",
+                .type = KNOB_TIME,
+                .unit_ns = NSEC_PER_USEC,
+                .unit = "us",
+                .min = 100,
+                .max = 100000,
+                .patch = PATCH_0002,
+                .summary = "microseconds softirq processing may run before deferring to ksoftirqd",
+        },
+        [KNOB_ID_SOFTIRQ_RESTARTS] = {
+                .name = "softirq-restarts",
+                .scope = KNOB_GLOBAL,
+                .path = "/proc/sys/kernel/softirq_max_restart",
+                .type = KNOB_COUNT,
+                .unit = "restarts",
+                .min = 1,
+                .max = 1000,
+                .patch = PATCH_0002,
+                .summary = "times softirq processing restarts before deferring to ksoftirqd",
+        },
+        [KNOB_ID_NETDEV_BUDGET] = {
+                .name = "netdev-budget",
+                .scope = KNOB_GLOBAL,
+                .path = "/proc/sys/net/core/netdev_budget",
+                .type = KNOB_COUNT,
+                .unit = "packets",
+                .min = 1,
+                .max = INT_MAX,
+                .summary = "packets one NET_RX softirq run may process across all devices",
+        },
+        [KNOB_ID_NETDEV_BUDGET_TIME] = {
+                .name = "netdev-budget-time",
+                .scope = KNOB_GLOBAL,
+                .path = "/proc/sys/net/core/netdev_budget_usecs",
+                .type = KNOB_TIME,
+                .unit_ns = NSEC_PER_USEC,
+                .unit = "us",
+                .min = 1,
+                .max = INT_MAX,
+                .summary = "microseconds one NET_RX softirq run may take",
+                .kernel_limit = "the kernel refuses values below 2 jiffies (8000us at HZ=250, 2000us at HZ=1000)",
+        },
+        [KNOB_ID_DEV_WEIGHT] = {
+                .name = "dev-weight",
+                .scope = KNOB_GLOBAL,
+                .path = "/proc/sys/net/core/dev_weight",
+                .type = KNOB_COUNT,
+                .unit = "packets",
+                .min = 1,
+                .max = INT_MAX,
+                .summary = "packets one NAPI poll of a backlog device may process",
+        },
+        [KNOB_ID_NETDEV_MAX_BACKLOG] = {
+                .name = "netdev-max-backlog",
+                .scope = KNOB_GLOBAL,
+                .path = "/proc/sys/net/core/netdev_max_backlog",
+                .type = KNOB_COUNT,
+                .unit = "packets",
+                .min = 1,
+                .max = INT_MAX,
+                .summary = "packets queued per CPU when the interface receives faster than the kernel processes",
+        },
+        [KNOB_ID_NAPI_SKB_CACHE_SIZE] = {
+                .name = "napi-skb-cache-size",
+                .scope = KNOB_GLOBAL,
+                .path = "/proc/sys/net/core/napi_skb_cache_size",
+                .type = KNOB_COUNT,
+                .unit = "skbs",
+                .min = 2,
+                .max = 256,
+                .patch = PATCH_0003,
+                .summary = "socket buffers (skbs) kept in the per-CPU NAPI cache for reuse",
+                .kernel_limit = "at least twice napi-skb-cache-bulk (lower the bulk first)",
+        },
+        [KNOB_ID_NAPI_SKB_CACHE_BULK] = {
+                .name = "napi-skb-cache-bulk",
+                .scope = KNOB_GLOBAL,
+                .path = "/proc/sys/net/core/napi_skb_cache_bulk",
+                .type = KNOB_COUNT,
+                .unit = "skbs",
+                .min = 1,
+                .max = 128,
+                .patch = PATCH_0003,
+                .summary = "socket buffers allocated or freed at once when the NAPI cache runs empty or full",
+                .kernel_limit = "at most half of napi-skb-cache-size (raise the size first)",
+        },
+        [KNOB_ID_NAPI_DEFER_HARD_IRQS] = {
+                .name = "napi-defer-hard-irqs",
+                .scope = KNOB_DEVICE,
+                .path = "/sys/class/net/%s/napi_defer_hard_irqs",
+                .type = KNOB_COUNT,
+                .unit = "",
+                .min = 0,
+                .max = INT32_MAX,
+                .summary = "empty NAPI polls before the device's hard interrupts are enabled again",
+        },
+        [KNOB_ID_GRO_FLUSH_TIMEOUT] = {
+                .name = "gro-flush-timeout",
+                .scope = KNOB_DEVICE,
+                .path = "/sys/class/net/%s/gro_flush_timeout",
+                .type = KNOB_TIME,
+                .unit_ns = 1,
+                .unit = "ns",
+                .min = 0,
+                .max = INT64_MAX,
+                .summary = "nanoseconds the device defers GRO flush and interrupts after a poll (0 = off)",
+        },
+        [KNOB_ID_NAPI_THREADED] = {
+                .name = "napi-threaded",
+                .scope = KNOB_DEVICE,
+                .path = "/sys/class/net/%s/threaded",
+                .type = KNOB_COUNT,
+                .unit = "",
+                .min = 0,
+                .max = 2,
+                .summary = "0: NAPI polls in softirq; 1: in kernel threads; 2: threads that busy-poll (6.17+)",
+        },
+        [KNOB_ID_RPS_CPUS] = {
+                .name = "rps-cpus",
+                .scope = KNOB_RX_QUEUES,
+                .path = "rps_cpus",
+                .type = KNOB_CPUSET,
+                .unit = "cpus",
+                .summary = "CPUs that receive packet steering hands the device's received packets to",
+        },
+        [KNOB_ID_XPS_CPUS] = {
+                .name = "xps-cpus",
+                .scope = KNOB_TX_QUEUES,
+                .path = "xps_cpus",
+                .type = KNOB_CPUSET,
+                .unit = "cpus",
+                .summary = "CPUs whose transmissions use each of the device's tx queues",
+        },
 };
 const size_t knob_catalog_size = ELEMENTSOF(knob_catalog);
 
@@ -404,99 +546,35 @@ int knob_read(const KnobRef *r, const char *sysroot, KnobValue *ret) {
         return read_paths(r->desc, sysroot, paths, NULL, ret);
 }
 
-/* Records the originals of paths not yet journaled; *ret_new flags which entries this call added. */
-static int journal_originals(const KnobRef *r, const char *sysroot, char **paths, Journal *j, bool *ret_new) {
-        char name[64];
+/* "the patched kernel accepts 100us to 100000us[, and LIMIT]", "LIMIT", or NULL; into buf. */
+static const char *build_refusal_hint(const KnobDesc *d, char *buf, size_t size) {
+        char lo[32], hi[32];
 
-        knob_ref_format(r, name, sizeof(name));
-        for (size_t i = 0; paths[i]; i++) {
-                _cleanup_(freep) char *raw = NULL;
-                int e;
-
-                if (journal_original(j, paths[i]))
-                        continue;
-                e = sysroot_read_value(sysroot, paths[i], &raw);
-                if (e < 0)
-                        return e == -ENOENT ? -EOPNOTSUPP : e == -ENODATA ? -EBADMSG : e;
-                e = journal_record(j, name, paths[i], raw);
-                if (e < 0)
-                        return e;
-                ret_new[i] = true;
+        if (!d->patch || d->type == KNOB_CPUSET)
+                return d->kernel_limit;
+        if (d->type == KNOB_TIME) {
+                format_time(lo, sizeof(lo), d->min, d->unit_ns);
+                format_time(hi, sizeof(hi), d->max, d->unit_ns);
+        } else {
+                snprintf(lo, sizeof(lo), "%" PRIu64, d->min);
+                snprintf(hi, sizeof(hi), "%" PRIu64 "%s%s", d->max, d->unit[0] ? " " : "", d->unit);
         }
-        return 0;
-}
-
-/* Drops what this call journaled for files it did not change: the kernel kept their originals. */
-static void journal_unrecord(Journal *j, char **paths, const bool *added, size_t from) {
-        for (size_t i = from; paths[i]; i++)
-                if (added[i])
-                        (void)journal_forget(j, paths[i]); /* on failure the entry restores the same value: harmless */
-}
-
-int knob_write(const KnobRef *r, const char *sysroot, const KnobValue *v, Journal *journal, KnobValue *ret_readback) {
-        _cleanup_(strv_freep) char **paths = NULL;
-        _cleanup_(freep) char *text = NULL;
-        _cleanup_(freep) bool *added = NULL;
-        KnobValue back;
-        size_t n = 0;
-        int e;
-
-        e = knob_paths(r, sysroot, &paths);
-        if (e < 0)
-                return e;
-        text = knob_format_kernel(r->desc, v);
-        while (paths[n])
-                n++;
-        added = calloc(n + 1, sizeof(bool));
-        if (!text || !added)
-                return -ENOMEM;
-
-        /* Every original is safely on disk before the first file changes. */
-        if (journal) {
-                e = journal_originals(r, sysroot, paths, journal, added);
-                if (e < 0) {
-                        journal_unrecord(journal, paths, added, 0);
-                        return e;
-                }
-        }
-
-        for (size_t i = 0; paths[i]; i++) {
-                e = sysroot_write_value(sysroot, paths[i], text);
-                if (e < 0) {
-                        /* Files before i hold the new value and keep their entries. */
-                        if (journal)
-                                journal_unrecord(journal, paths, added, i);
-                        return e;
-                }
-        }
-
-        e = read_paths(r->desc, sysroot, paths, v, &back);
-        if (e < 0)
-                return e;
-        if (e > 0) {
-                if (ret_readback)
-                        *ret_readback = back;
-                return -EDOM;
-        }
-        return 0;
+        /* A patched sysctl: the range the netpolld patch gives it (the catalog's), then any further limit. */
+        snprintf(buf, size, "the patched kernel accepts %s to %s%s%s", lo, hi, d->kernel_limit ? ", and " : "",
+                 strempty(d->kernel_limit));
+        return buf;
 }
 
 const char *knob_refusal_hint(const KnobDesc *d) {
-        static const struct {
-                const char *name, *hint;
-        } hints[] = {
-                { "netdev-budget-time", "the kernel refuses values below 2 jiffies (8000us at HZ=250, 2000us at HZ=1000)" },
-                { "busy-loop-threshold", "the patched kernel accepts 0 to 2147483647 tasks" },
-                { "softirq-budget", "the patched kernel accepts 100us to 100000us" },
-                { "softirq-restarts", "the patched kernel accepts 1 to 1000 restarts" },
-                { "napi-skb-cache-size", "the patched kernel accepts 2 to 256 skbs, and at least twice "
-                                         "napi-skb-cache-bulk (lower the bulk first)" },
-                { "napi-skb-cache-bulk", "the patched kernel accepts 1 to 128 skbs, and at most half of "
-                                         "napi-skb-cache-size (raise the size first)" },
-        };
+        static char hints[_KNOB_ID_MAX][192];
+        uintptr_t p = (uintptr_t)d, base = (uintptr_t)knob_catalog;
+        size_t i;
 
-        for (size_t i = 0; i < ELEMENTSOF(hints); i++)
-                if (streq(d->name, hints[i].name))
-                        return hints[i].hint;
-        return NULL;
+        /* Descriptions outside the catalog (per-NAPI, napi.c) name no patch: nothing to build. */
+        if (p < base || p >= base + sizeof(knob_catalog))
+                return d->patch ? NULL : d->kernel_limit;
+        i = (p - base) / sizeof(KnobDesc);
+        if (!hints[i][0])
+                return build_refusal_hint(d, hints[i], sizeof(hints[i]));
+        return hints[i];
 }

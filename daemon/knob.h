@@ -2,8 +2,8 @@
 /*
  * knob.h: the knob catalog (every tunable netpolld knows, as data), knob
  * references ("busy-read", "gro-flush-timeout@eth1"), value parsing and
- * formatting with units, support discovery, and kernel read / write-verify
- * through the sysroot. Nothing here logs; errors come back as negative errno.
+ * formatting with units, support discovery, and kernel reads through the
+ * sysroot (writes go through the owner, owner.h). Nothing here logs; errors come back as negative errno.
  */
 #pragma once
 
@@ -12,8 +12,6 @@
 #include <stdint.h>
 
 #include "cpuset.h"
-
-typedef struct Journal Journal;
 
 typedef enum KnobType {
         KNOB_COUNT,  /* decimal integer in the kernel file */
@@ -38,9 +36,36 @@ typedef struct KnobDesc {
         uint64_t min, max;   /* accepted range in base units (numeric types) */
         const char *patch;   /* NULL: upstream; else the kernel-patches/ file that adds it */
         const char *summary; /* one line for listings */
+        const char *kernel_limit; /* what else the kernel refuses, beyond [min, max], or NULL */
 } KnobDesc;
 
-extern const KnobDesc knob_catalog[];
+/*
+ * Index of each entry in knob_catalog[], for code that names a particular
+ * knob (the controller, per-NAPI knobs): they take the name and the rules
+ * from the entry rather than spelling them again.
+ */
+typedef enum KnobId {
+        KNOB_ID_BUSY_READ,
+        KNOB_ID_BUSY_POLL,
+        KNOB_ID_BUSY_LOOP_THRESHOLD,
+        KNOB_ID_SOFTIRQ_BUDGET,
+        KNOB_ID_SOFTIRQ_RESTARTS,
+        KNOB_ID_NETDEV_BUDGET,
+        KNOB_ID_NETDEV_BUDGET_TIME,
+        KNOB_ID_DEV_WEIGHT,
+        KNOB_ID_NETDEV_MAX_BACKLOG,
+        KNOB_ID_NAPI_SKB_CACHE_SIZE,
+        KNOB_ID_NAPI_SKB_CACHE_BULK,
+        KNOB_ID_NAPI_DEFER_HARD_IRQS,
+        KNOB_ID_GRO_FLUSH_TIMEOUT,
+        KNOB_ID_NAPI_THREADED,
+        KNOB_ID_RPS_CPUS,
+        KNOB_ID_XPS_CPUS,
+        _KNOB_ID_MAX,
+} KnobId;
+
+/* Every knob, in the order listings show them; knob_catalog_size == _KNOB_ID_MAX. */
+extern const KnobDesc knob_catalog[_KNOB_ID_MAX];
 extern const size_t knob_catalog_size;
 
 const KnobDesc *knob_find(const char *name);
@@ -98,14 +123,8 @@ int knob_supported(const KnobRef *r, const char *sysroot);
 int knob_read(const KnobRef *r, const char *sysroot, KnobValue *ret);
 
 /*
- * Records each file's original content in the journal (when not NULL and not
- * already recorded), writes the value to every file and reads it back.
- * Returns 0 when the kernel holds exactly the value; -EINVAL (or the write's
- * errno) when the kernel refused it, with nothing recorded beyond what was
- * already there; -EDOM when the kernel stored a different value (rounded or
- * clamped), with *ret_readback (when not NULL) set to what it holds.
+ * A hint for a kernel refusal of this knob, or NULL: the range a patched
+ * kernel accepts and the entry's kernel_limit (e.g. the 2-jiffy minimum of
+ * netdev-budget-time). Static storage, built from the entry on first use.
  */
-int knob_write(const KnobRef *r, const char *sysroot, const KnobValue *v, Journal *journal, KnobValue *ret_readback);
-
-/* A hint for a kernel refusal of this knob, or NULL (e.g. the 2-jiffy minimum of netdev-budget-time). */
 const char *knob_refusal_hint(const KnobDesc *d);

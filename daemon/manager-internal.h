@@ -14,12 +14,16 @@ char *ref_name(const KnobRef *r);
 char *read_formatted(Manager *m, const KnobRef *ref, KnobValue *ret);
 /* The MANAGER_E_UNSUPPORTED / MANAGER_E_NO_DEVICE error for a knob, with its message. */
 int unsupported_message(const KnobRef *ref, int r, char **ret_message);
+/* The owner's targets of a knob instance: one per kernel file (per queue for RPS/XPS). Caller frees. */
+int knob_targets(Manager *m, const KnobRef *ref, Target **ret, size_t *ret_n);
+/* The owner's layer for an origin (default and external count as profile). */
+Layer origin_layer(ValueOrigin origin);
 /*
- * The one place that changes a knob: support check, journal, write, verify,
- * origin, change report (reason), log line (why, or reason). 0 or a
- * MANAGER_E_* error with a message.
+ * The one place that changes a knob: support check, then each target through
+ * owner_set() with origin's layer. why: for the log line (NULL: the layer's
+ * reason). 0 or a MANAGER_E_* error with a message.
  */
-int write_knob(Manager *m, KnobState *k, const KnobValue *v, KnobOrigin origin, const char *reason,
-               const char *why, char **ret_message);
-/* Puts back what the journal recorded for the knob's files and gives up ownership. */
-void restore_knob(Manager *m, KnobState *k, const char *reason);
+int write_knob(Manager *m, const KnobRef *ref, const KnobValue *v, ValueOrigin origin, const char *why,
+               char **ret_message);
+/* The layers (LAYER_BIT()s) no longer ask for the knob: the next layer down, or the original, takes over. */
+void release_knob(Manager *m, const KnobRef *ref, unsigned layers, const char *reason);

@@ -2,7 +2,8 @@
 /*
  * manager-ops.c: the operations people and the controller ask for: get,
  * set (validated as a whole, then applied, undone on a kernel refusal),
- * reset, and adaptive moves. Every write still goes through write_knob().
+ * reset, and adaptive moves. Every write goes through write_knob() and so
+ * through the owner; read-only operations change no state.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@ static int parse_ref(const char *name, KnobRef *ret, char **ret_message) {
         return 0;
 }
 
-int manager_get_knob(Manager *m, const char *name, char **ret_value, KnobOrigin *ret_origin, char **ret_message) {
+int manager_get_knob(Manager *m, const char *name, char **ret_value, ValueOrigin *ret_origin, char **ret_message) {
         KnobRef ref;
         KnobValue v;
         int r;
@@ -44,8 +45,7 @@ int manager_get_knob(Manager *m, const char *name, char **ret_value, KnobOrigin 
         char *s = knob_format_value(ref.desc, &v);
         if (!s)
                 return -ENOMEM;
-        KnobState *k = manager_knob_state(m, &ref);
-        *ret_origin = k ? k->origin : ORIGIN_DEFAULT;
+        *ret_origin = manager_knob_origin(m, &ref);
         *ret_value = s;
         return 0;
 }
@@ -53,17 +53,32 @@ int manager_get_knob(Manager *m, const char *name, char **ret_value, KnobOrigin 
 typedef struct PendingSet {
         KnobRef ref;
         KnobValue value;
-        /* for undo when a later pair fails */
-        KnobValue before;
-        bool before_known;
-        KnobOrigin before_origin;
-        bool before_owned;
-        KnobValue before_last;
+        /* for undo when a later pair fails: what the manual layer asked before */
+        char *before_manual;
+        bool done;
 } PendingSet;
+
+static void pending_sets_free(PendingSet *sets, size_t n) {
+        for (size_t i = 0; sets && i < n; i++)
+                free(sets[i].before_manual);
+        free(sets);
+}
+
+/* What the manual layer asks for the knob's first target, copied; NULL when nothing. */
+static char *manual_value(Manager *m, const KnobRef *ref) {
+        _cleanup_(freep) Target *t = NULL;
+        const char *v;
+        size_t n;
+
+        if (knob_targets(m, ref, &t, &n) < 0 || n == 0)
+                return NULL;
+        v = owner_layer_value(m->owner, &t[0], LAYER_MANUAL);
+        return v ? strdup(v) : NULL;
+}
 
 int manager_set_knobs(Manager *m, char *const *pairs, char ***ret_values, char **ret_message) {
         size_t n = strv_length(pairs);
-        _cleanup_(freep) PendingSet *sets = NULL;
+        PendingSet *sets = NULL;
         _cleanup_(strv_freep) char **values = NULL;
         int r;
 
@@ -81,64 +96,51 @@ int manager_set_knobs(Manager *m, char *const *pairs, char ***ret_values, char *
 
                 r = parse_ref(name, &s->ref, ret_message);
                 if (r < 0)
-                        return r;
+                        goto out;
                 r = knob_parse_value(s->ref.desc, value, &s->value, &reason);
                 if (r < 0) {
                         _cleanup_(freep) char *expected = knob_expected(s->ref.desc);
-                        return asprintf(ret_message, "%s: invalid value '%s': %s; expected %s", name, value,
-                                        strempty(reason), strempty(expected)) < 0 ? -ENOMEM
-                                                                                   : -MANAGER_E_INVALID_VALUE;
+                        r = asprintf(ret_message, "%s: invalid value '%s': %s; expected %s", name, value,
+                                     strempty(reason), strempty(expected)) < 0 ? -ENOMEM : -MANAGER_E_INVALID_VALUE;
+                        goto out;
                 }
                 r = knob_supported(&s->ref, m->sysroot);
-                if (r <= 0)
-                        return unsupported_message(&s->ref, r == 0 ? -EOPNOTSUPP : r, ret_message);
-                if (profile_steers_mask(m->profile, &s->ref))
-                        return asprintf(ret_message,
-                                        "%s: %s's queues are steered by profile %s ([irq]); change %s= there "
-                                        "(netpollctl irq shows the plan)",
-                                        name, s->ref.device, m->profile->name,
-                                        s->ref.desc->scope == KNOB_RX_QUEUES ? "rps" : "xps") < 0
-                                       ? -ENOMEM : -MANAGER_E_INVALID_VALUE;
+                if (r <= 0) {
+                        r = unsupported_message(&s->ref, r == 0 ? -EOPNOTSUPP : r, ret_message);
+                        goto out;
+                }
                 for (size_t j = 0; j < i; j++)
-                        if (sets[j].ref.desc == s->ref.desc && streq(sets[j].ref.device, s->ref.device))
-                                return asprintf(ret_message, "%s is given twice", name) < 0
-                                               ? -ENOMEM : -MANAGER_E_INVALID_VALUE;
+                        if (sets[j].ref.desc == s->ref.desc && streq(sets[j].ref.device, s->ref.device)) {
+                                r = asprintf(ret_message, "%s is given twice", name) < 0 ? -ENOMEM
+                                                                                        : -MANAGER_E_INVALID_VALUE;
+                                goto out;
+                        }
         }
 
         for (size_t i = 0; i < n; i++) {
                 PendingSet *s = &sets[i];
-                KnobState *k = manager_knob_state(m, &s->ref);
-                if (!k)
-                        return -ENOMEM;
-                s->before_known = knob_read(&s->ref, m->sysroot, &s->before) >= 0;
-                s->before_origin = k->origin;
-                s->before_owned = k->owned;
-                s->before_last = k->last;
 
-                r = write_knob(m, k, &s->value, ORIGIN_MANUAL, "manual", NULL, ret_message);
+                if (!manager_knob_state(m, &s->ref)) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                s->before_manual = m->owner ? manual_value(m, &s->ref) : NULL;
+                r = write_knob(m, &s->ref, &s->value, ORIGIN_MANUAL, NULL, ret_message);
                 if (r < 0) {
                         /* Put back what this call already changed, newest first. */
                         while (i-- > 0) {
                                 PendingSet *u = &sets[i];
-                                KnobState *uk = manager_knob_state(m, &u->ref);
                                 _cleanup_(freep) char *ignored = NULL;
-                                if (!uk || !u->before_known)
-                                        continue;
-                                if (!u->before_owned) {
-                                        /*
-                                         * Not netpolld's before this call: the journal entry
-                                         * was made by it, and restoring drops it again, so a
-                                         * later stop cannot write over someone else's value.
-                                         */
-                                        restore_knob(m, uk, "reset");
-                                        uk->origin = u->before_origin;
+                                KnobValue v;
+
+                                if (!u->before_manual) {
+                                        release_knob(m, &u->ref, LAYER_BIT(LAYER_MANUAL), "reset");
                                         continue;
                                 }
-                                (void)write_knob(m, uk, &u->before, u->before_origin, "reset", NULL, &ignored);
-                                uk->owned = u->before_owned;
-                                uk->last = u->before_last;
+                                if (knob_parse_kernel(u->ref.desc, u->before_manual, &v) >= 0)
+                                        (void)write_knob(m, &u->ref, &v, ORIGIN_MANUAL, "undo", &ignored);
                         }
-                        return r;
+                        goto out;
                 }
         }
 
@@ -150,15 +152,19 @@ int manager_set_knobs(Manager *m, char *const *pairs, char ***ret_values, char *
                         v = read_formatted(m, &sets[i].ref, NULL);
                 if (!v || strv_push(&values, v) < 0) {
                         free(v);
-                        return -ENOMEM;
+                        r = -ENOMEM;
+                        goto out;
                 }
         }
         *ret_values = TAKE_PTR(values);
-        return 0;
+        r = 0;
+out:
+        pending_sets_free(sets, n);
+        return r;
 }
 
 int manager_reset_knob(Manager *m, const char *name, char **ret_value, char **ret_message) {
-        KnobState *k;
+        ValueOrigin o;
         KnobRef ref;
         int r;
 
@@ -168,32 +174,14 @@ int manager_reset_knob(Manager *m, const char *name, char **ret_value, char **re
         r = knob_supported(&ref, m->sysroot);
         if (r <= 0)
                 return unsupported_message(&ref, r == 0 ? -EOPNOTSUPP : r, ret_message);
-        k = manager_knob_state(m, &ref);
-        if (!k)
-                return -ENOMEM;
-
-        /* Steered masks are irqpin's: reset takes back queues changed outside netpolld. */
-        if (profile_steers_mask(m->profile, &ref) && m->irqpin) {
-                KnobOrigin o;
+        /* Manual and adaptive values give way: the profile's (or steering's) value, else the original. */
+        release_knob(m, &ref, LAYER_BIT(LAYER_MANUAL) | LAYER_BIT(LAYER_CONTROLLER), "reset");
+        /* On a steered device the reset of a mask takes back its IRQs as well. */
+        if (m->irqpin && profile_steers_mask(m->profile, &ref)) {
                 r = irqpin_reset(m->irqpin, ref.device);
                 if (r < 0)
                         return asprintf(ret_message, "cannot take back %s: %s", name, strerror(-r)) < 0 ? -ENOMEM : r;
-                return manager_get_knob(m, name, ret_value, &o, ret_message);
         }
-
-        const ProfileKnob *pk = m->profile ? profile_get_knob(m->profile, &ref) : NULL;
-        if (pk) {
-                r = write_knob(m, k, &pk->value, ORIGIN_PROFILE, "reset", NULL, ret_message);
-                if (r < 0)
-                        return r;
-        } else if (k->origin == ORIGIN_EXTERNAL) {
-                /* The journal entry went when the change was noticed: the outside value stays. */
-                k->origin = ORIGIN_DEFAULT;
-                k->owned = false;
-        } else
-                restore_knob(m, k, "reset");
-
-        KnobOrigin o;
         return manager_get_knob(m, name, ret_value, &o, ret_message);
 }
 
@@ -201,21 +189,22 @@ int manager_adapt(Manager *m, const char *name, uint64_t expected, uint64_t valu
         _cleanup_(freep) char *msg = NULL;
         KnobRef ref = { .desc = knob_find(name) };
         KnobValue v = { .num = value }, cur;
-        KnobState *k;
+        ValueOrigin o;
         int r;
 
         if (!ref.desc)
                 return -ENOENT;
-        k = manager_knob_state(m, &ref);
-        if (!k)
+        if (!manager_knob_state(m, &ref))
                 return -ENOMEM;
         /* What a person set, or changed outside netpolld (also just now), is theirs. */
-        if (k->origin == ORIGIN_MANUAL || k->origin == ORIGIN_EXTERNAL || manager_check_knob_external(m, k))
+        manager_check_external(m);
+        o = manager_knob_origin(m, &ref);
+        if (o == ORIGIN_MANUAL || o == ORIGIN_EXTERNAL)
                 return 0;
         /* The decision was made on this value: if the kernel holds another now, decide again. */
         if (knob_read(&ref, m->sysroot, &cur) >= 0 && cur.num != expected)
                 return -ESTALE;
-        r = write_knob(m, k, &v, ORIGIN_ADAPTIVE, "adaptive", why, &msg);
+        r = write_knob(m, &ref, &v, ORIGIN_ADAPTIVE, why, &msg);
         if (r < 0)
                 log_warning("%s, ignoring", msg ?: strerror(-r));
         return r;

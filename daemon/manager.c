@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * manager.c: knob ownership. Every write goes through write_knob(), every
- * hand-back through restore_knob(), so journaling, dry-run, origin tracking
- * and change reporting happen in exactly one place each.
+ * manager.c: the knob side of the daemon. A knob instance is one or more
+ * kernel values (owner.h targets: one per file, one per queue for RPS/XPS);
+ * every change goes through the owner with the layer that asks for it
+ * (profile, controller, manual), so journaling, verification, outside
+ * changes and change reports are the owner's, the same for every kind.
  */
 #include "manager.h"
 
@@ -15,15 +17,6 @@
 #include "log.h"
 #include "manager-internal.h"
 #include "strv.h"
-
-static const char *const origin_names[_ORIGIN_MAX] = {
-        [ORIGIN_DEFAULT] = "default",   [ORIGIN_PROFILE] = "profile",   [ORIGIN_MANUAL] = "manual",
-        [ORIGIN_ADAPTIVE] = "adaptive", [ORIGIN_EXTERNAL] = "external",
-};
-
-const char *knob_origin_to_string(KnobOrigin o) {
-        return o < _ORIGIN_MAX ? origin_names[o] : "unknown";
-}
 
 char *ref_name(const KnobRef *r) {
         char buf[64];
@@ -67,6 +60,7 @@ Manager *manager_free(Manager *m) {
         free(m->profile_request);
         config_free(m->config);
         profile_free(m->profile);
+        owner_free(m->owner);
         journal_free(m->journal);
         free(m->knobs);
         free(m);
@@ -83,17 +77,24 @@ const char *manager_state_dir(const Manager *m) {
         return m->config ? m->config->state_dir : DEFAULT_STATE_DIR;
 }
 
-KnobState *manager_knob_state(Manager *m, const KnobRef *ref) {
+KnobState *manager_find_knob(const Manager *m, const KnobRef *ref) {
         for (size_t i = 0; i < m->n_knobs; i++)
                 if (m->knobs[i].ref.desc == ref->desc && streq(m->knobs[i].ref.device, ref->device))
                         return &m->knobs[i];
+        return NULL;
+}
+
+KnobState *manager_knob_state(Manager *m, const KnobRef *ref) {
+        KnobState *found = manager_find_knob(m, ref);
+        if (found)
+                return found;
 
         KnobState *k = realloc(m->knobs, (m->n_knobs + 1) * sizeof(KnobState));
         if (!k)
                 return NULL;
         m->knobs = k;
         k = &m->knobs[m->n_knobs++];
-        *k = (KnobState){ .ref = *ref, .origin = ORIGIN_DEFAULT };
+        *k = (KnobState){ .ref = *ref };
         return k;
 }
 
@@ -114,15 +115,39 @@ int manager_load_policy(Manager *m, const char *profile_override, DaemonConfig *
         return 0;
 }
 
-static void report_change(Manager *m, const KnobState *k, const char *old, const char *new, const char *reason) {
-        _cleanup_(freep) char *name = ref_name(&k->ref);
-        if (!name || streq_ptr(old, new))
-                return;
-        if (m->on_change)
-                m->on_change(m, name, strempty(old), strempty(new), reason, m->userdata);
+/* A target's kernel text as people read it: with the knob's unit, CPU masks as lists. */
+static char *format_target_value(const Target *t, const char *text) {
+        char name[sizeof(t->name)];
+        KnobValue v;
+        KnobRef ref;
+
+        /* "rps-cpus@eth1:rx-0" and "napi-defer-hard-irqs@eth1:napi-8193" belong to the knob before ':'. */
+        snprintf(name, sizeof(name), "%s", t->name);
+        name[strcspn(name, ":")] = 0;
+        if (t->kind == TARGET_NAPI) {
+                NapiKnob k;
+                const char *key = strrchr(t->key, ':');
+                if (key && napi_knob_from_string(key + 1, &k) >= 0 &&
+                    knob_parse_kernel(napi_knob_desc(k), text, &v) >= 0)
+                        return knob_format_value(napi_knob_desc(k), &v);
+        } else if (knob_ref_parse(name, &ref, NULL) >= 0 && knob_parse_kernel(ref.desc, text, &v) >= 0)
+                return knob_format_value(ref.desc, &v);
+        return strdup(text);
 }
 
-/* Current value formatted with units, or NULL when it cannot be read. */
+static void on_owner_change(const Target *t, const char *old, const char *new, const char *reason, void *userdata) {
+        Manager *m = userdata;
+        _cleanup_(freep) char *o = format_target_value(t, old), *n = format_target_value(t, new);
+
+        if (!o || !n) {
+                log_oom();
+                return;
+        }
+        if (m->on_change && !streq(o, n))
+                m->on_change(m, t->name, o, n, reason, m->userdata);
+}
+
+/* Current value formatted with units (and parsed into *ret when not NULL), or NULL when it cannot be read. */
 char *read_formatted(Manager *m, const KnobRef *ref, KnobValue *ret) {
         KnobValue v;
         if (knob_read(ref, m->sysroot, &v) < 0)
@@ -146,93 +171,125 @@ int unsupported_message(const KnobRef *ref, int r, char **ret_message) {
                        ? -ENOMEM : -MANAGER_E_UNSUPPORTED;
 }
 
+static TargetKind knob_target_kind(const KnobDesc *d) {
+        switch (d->scope) {
+        case KNOB_RX_QUEUES:
+                return TARGET_RPS;
+        case KNOB_TX_QUEUES:
+                return TARGET_XPS;
+        case KNOB_DEVICE:
+                return TARGET_SYSFS;
+        default:
+                return startswith(d->path, "/sys/") ? TARGET_SYSFS : TARGET_SYSCTL;
+        }
+}
+
+int knob_targets(Manager *m, const KnobRef *ref, Target **ret, size_t *ret_n) {
+        _cleanup_(strv_freep) char **paths = NULL;
+        _cleanup_(freep) Target *t = NULL;
+        char name[64];
+        size_t n;
+        int r;
+
+        r = knob_paths(ref, m->sysroot, &paths);
+        if (r < 0)
+                return r;
+        n = strv_length(paths);
+        t = calloc(n + 1, sizeof(Target));
+        if (!t)
+                return -ENOMEM;
+        knob_ref_format(ref, name, sizeof(name));
+        for (size_t i = 0; i < n; i++) {
+                char tname[sizeof(t->name)];
+                if (ref->desc->scope == KNOB_RX_QUEUES || ref->desc->scope == KNOB_TX_QUEUES) {
+                        /* ".../queues/rx-3/rps_cpus": one target per queue, named for it. */
+                        const char *q = strstr(paths[i], "/queues/");
+                        int len = q ? (int)strcspn(q + 8, "/") : 0;
+                        snprintf(tname, sizeof(tname), "%s:%.*s", name, len, q ? q + 8 : "");
+                } else
+                        snprintf(tname, sizeof(tname), "%s", name);
+                r = owner_file_target(m->owner, knob_target_kind(ref->desc), tname, ref->device, paths[i], &t[i]);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(t);
+        *ret_n = n;
+        return 0;
+}
+
+Layer origin_layer(ValueOrigin origin) {
+        return origin == ORIGIN_MANUAL ? LAYER_MANUAL : origin == ORIGIN_ADAPTIVE ? LAYER_CONTROLLER : LAYER_PROFILE;
+}
+
+ValueOrigin manager_knob_origin(Manager *m, const KnobRef *ref) {
+        _cleanup_(freep) Target *t = NULL;
+        size_t n;
+
+        if (!m->owner || knob_targets(m, ref, &t, &n) < 0 || n == 0)
+                return ORIGIN_DEFAULT;
+        return owner_origin(m->owner, &t[0]);
+}
+
 /*
- * The one place that changes a knob: support check, journal, write, verify,
- * origin, change report. Returns 0 or a MANAGER_E_* error with a message.
+ * The one place that changes a knob: support check, then every target of the
+ * instance through the owner with the layer that asks. Returns 0 or a
+ * MANAGER_E_* error with a message.
  */
-int write_knob(Manager *m, KnobState *k, const KnobValue *v, KnobOrigin origin, const char *reason,
-                      const char *why, char **ret_message) {
-        _cleanup_(freep) char *name = ref_name(&k->ref), *old = NULL, *want = NULL, *now = NULL;
-        KnobValue cur, readback;
+int write_knob(Manager *m, const KnobRef *ref, const KnobValue *v, ValueOrigin origin, const char *why,
+               char **ret_message) {
+        _cleanup_(freep) char *name = ref_name(ref), *text = NULL;
+        _cleanup_(freep) Target *t = NULL;
+        size_t n;
         int r;
 
         if (!name)
                 return -ENOMEM;
-        r = knob_supported(&k->ref, m->sysroot);
+        r = knob_supported(ref, m->sysroot);
         if (r <= 0)
-                return unsupported_message(&k->ref, r == 0 ? -EOPNOTSUPP : r, ret_message);
-
-        old = read_formatted(m, &k->ref, &cur);
-        want = knob_format_value(k->ref.desc, v);
-        if (!want)
+                return unsupported_message(ref, r == 0 ? -EOPNOTSUPP : r, ret_message);
+        if (!m->owner)
+                return asprintf(ret_message, "%s: netpolld has not started", name) < 0 ? -ENOMEM : -EAGAIN;
+        r = knob_targets(m, ref, &t, &n);
+        if (r < 0)
+                return unsupported_message(ref, r == -ENODEV ? r : -EOPNOTSUPP, ret_message);
+        text = knob_format_kernel(ref->desc, v);
+        if (!text)
                 return -ENOMEM;
 
-        if (manager_dry_run(m)) {
-                log_info("dry-run: would set %s from %s to %s (%s)", name, old ?: "(unreadable)", want, why ?: reason);
-                return 0;
-        }
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_(freep) char *now = NULL;
 
-        if (old && knob_value_equal(k->ref.desc, &cur, v)) {
-                /* Already in place: nothing to write and nothing to restore later. */
-                k->origin = origin;
-                k->owned = true;
-                k->last = *v;
-                return 0;
+                r = owner_set(m->owner, &t[i], origin_layer(origin), text, why, &now);
+                if (r == -EDOM) {
+                        _cleanup_(freep) char *f = format_target_value(&t[i], strempty(now)),
+                                              *w = knob_format_value(ref->desc, v);
+                        log_warning("%s: the kernel stored %s instead of %s", t[i].name, strempty(f), strempty(w));
+                } else if (r == -ENODEV)
+                        return unsupported_message(ref, r, ret_message);
+                else if (r < 0) {
+                        _cleanup_(freep) char *want = knob_format_value(ref->desc, v);
+                        const char *hint = r == -EINVAL ? knob_refusal_hint(ref->desc) : NULL;
+                        if (asprintf(ret_message, "the kernel refused %s = %s: %s%s%s", name, strempty(want),
+                                     strerror(-r), hint ? "; " : "", strempty(hint)) < 0)
+                                return -ENOMEM;
+                        return -MANAGER_E_KERNEL_REFUSED;
+                }
         }
-
-        r = knob_write(&k->ref, m->sysroot, v, m->journal, &readback);
-        if (r == -EDOM) {
-                now = knob_format_value(k->ref.desc, &readback);
-                log_warning("%s: the kernel stored %s instead of %s", name, strempty(now), want);
-                k->last = readback;
-        } else if (r < 0) {
-                const char *hint = r == -EINVAL ? knob_refusal_hint(k->ref.desc) : NULL;
-                if (asprintf(ret_message, "the kernel refused %s = %s: %s%s%s", name, want, strerror(-r),
-                             hint ? "; " : "", strempty(hint)) < 0)
-                        return -ENOMEM;
-                return -MANAGER_E_KERNEL_REFUSED;
-        } else {
-                now = TAKE_PTR(want);
-                k->last = *v;
-        }
-
-        k->origin = origin;
-        k->owned = true;
-        log_info("%s: %s -> %s (%s)", name, old ?: "?", strempty(now), why ?: reason);
-        report_change(m, k, old, now, reason);
         return 0;
 }
 
-/* Puts back what the journal recorded for the knob's files and gives up ownership. */
-void restore_knob(Manager *m, KnobState *k, const char *reason) {
-        _cleanup_(strv_freep) char **paths = NULL;
-        _cleanup_(freep) char *name = ref_name(&k->ref), *old = NULL, *now = NULL;
-        bool restored = false;
+/* The layers (LAYER_BIT()s) no longer ask for the knob: the next one down, or the original, takes over. */
+void release_knob(Manager *m, const KnobRef *ref, unsigned layers, const char *reason) {
+        _cleanup_(freep) Target *t = NULL;
+        size_t n;
 
-        if (!name)
+        if (!m->owner || knob_targets(m, ref, &t, &n) < 0)
                 return;
-        if (manager_dry_run(m)) {
-                log_info("dry-run: would restore %s to its original value (%s)", name, reason);
-                return;
+        for (size_t i = 0; i < n; i++) {
+                int r = owner_unset(m->owner, &t[i], layers, reason, NULL);
+                if (r < 0)
+                        log_warning_errno(r, "%s: could not hand back: %m", t[i].name);
         }
-        old = read_formatted(m, &k->ref, NULL);
-        if (knob_paths(&k->ref, m->sysroot, &paths) >= 0 && m->journal)
-                for (char **p = paths; *p; p++) {
-                        if (!journal_original(m->journal, *p))
-                                continue;
-                        int r = journal_restore(m->journal, m->sysroot, *p);
-                        if (r < 0)
-                                log_warning_errno(r, "%s: could not restore %s: %m", name, *p);
-                        else
-                                restored = true;
-                }
-        k->origin = ORIGIN_DEFAULT;
-        k->owned = false;
-        if (!restored)
-                return;
-        now = read_formatted(m, &k->ref, NULL);
-        log_info("%s: %s -> %s (%s, original value)", name, old ?: "?", now ?: "?", reason);
-        report_change(m, k, old, now, reason);
 }
 
 static void apply_profile(Manager *m, bool switching) {
@@ -241,23 +298,16 @@ static void apply_profile(Manager *m, bool switching) {
         for (size_t i = 0; i < p->n_knobs; i++) {
                 const ProfileKnob *pk = &p->knobs[i];
                 _cleanup_(freep) char *msg = NULL;
-                char name[64];
-                KnobState *k = manager_knob_state(m, &pk->ref);
                 int r;
 
-                if (!k) {
+                if (!manager_knob_state(m, &pk->ref)) {
                         log_oom();
                         return;
                 }
-                knob_ref_format(&pk->ref, name, sizeof(name));
-                if (k->origin == ORIGIN_EXTERNAL) {
-                        log_notice("%s was changed outside netpolld; leaving it alone ('netpollctl reset %s' hands it back)",
-                                   name, name);
-                        continue;
-                }
-                if (k->origin == ORIGIN_MANUAL && !switching)
-                        continue;
-                r = write_knob(m, k, &pk->value, ORIGIN_PROFILE, "profile", NULL, &msg);
+                r = write_knob(m, &pk->ref, &pk->value, ORIGIN_PROFILE, NULL, &msg);
+                /* A new profile starts from what it says: manual values give way (a reload keeps them). */
+                if (r >= 0 && switching)
+                        release_knob(m, &pk->ref, LAYER_BIT(LAYER_MANUAL), "profile");
                 if (r == -MANAGER_E_UNSUPPORTED || r == -MANAGER_E_NO_DEVICE)
                         log_notice("%s, skipping it", msg);
                 else if (r < 0)
@@ -268,9 +318,9 @@ static void apply_profile(Manager *m, bool switching) {
                 KnobState *k = &m->knobs[i];
                 if (profile_get_knob(p, &k->ref))
                         continue;
-                if (k->origin == ORIGIN_PROFILE || k->origin == ORIGIN_ADAPTIVE ||
-                    (k->origin == ORIGIN_MANUAL && switching))
-                        restore_knob(m, k, "reset");
+                /* Not in the profile: back to its original (a reload keeps manual values). */
+                release_knob(m, &k->ref,
+                             switching ? LAYERS_ALL : LAYER_BIT(LAYER_PROFILE) | LAYER_BIT(LAYER_CONTROLLER), "reset");
         }
 }
 
@@ -283,14 +333,6 @@ int manager_apply(Manager *m, DaemonConfig *config, Profile *profile, bool switc
         if (m->on_applied)
                 m->on_applied(m, m->applied_userdata);
         return 0;
-}
-
-static void replay_report(const char *knob, const char *path, const char *original, int error, void *userdata) {
-        if (error < 0)
-                log_warning_errno(error, "could not restore %s (%s) to '%s': %m; it stays in the journal", knob,
-                                  path, original);
-        else
-                log_info("restored %s (%s) to '%s'", knob, path, original);
 }
 
 int manager_start(Manager *m, DaemonConfig *config, Profile *profile, char **ret_message) {
@@ -317,90 +359,44 @@ int manager_start(Manager *m, DaemonConfig *config, Profile *profile, char **ret
                         return -ENOMEM;
                 return r;
         }
-
-        /*
-         * Per-NAPI originals ("napi:" entries) are set over netlink, not
-         * written as files: the hook does that. It is set here, before the
-         * replay, because irqpin_new() only runs after manager_start(); it
-         * needs no IrqPin, and the stop's replay uses it as well.
-         */
-        journal_set_restore_hook(m->journal, irqpin_napi_restore_entry, NULL);
+        r = owner_new(&m->owner, m->sysroot, m->journal, manager_dry_run(m));
+        if (r < 0)
+                return r;
+        owner_set_change_callback(m->owner, on_owner_change, m);
+        if (m->napi_backend)
+                owner_set_napi_backend(m->owner, m->napi_backend);
 
         if (journal_size(m->journal) > 0) {
-                if (manager_dry_run(m))
-                        log_notice("dry-run: a previous run left %zu values to restore in %s; not restoring them",
-                                   journal_size(m->journal), journal_path(m->journal));
-                else {
-                        log_notice("a previous run did not stop cleanly: restoring %zu values from %s",
-                                   journal_size(m->journal), journal_path(m->journal));
-                        r = journal_replay(m->journal, m->sysroot, replay_report, NULL);
-                        if (r < 0)
-                                log_warning_errno(r, "could not update %s: %m", journal_path(m->journal));
-                }
+                log_notice("a previous run did not stop cleanly: restoring %zu values from %s",
+                           journal_size(m->journal), journal_path(m->journal));
+                r = owner_restore_all(m->owner);
+                if (r < 0)
+                        log_warning_errno(r, "could not update %s: %m", journal_path(m->journal));
         }
 
         apply_profile(m, true);
         return 0;
 }
 
-bool manager_check_knob_external(Manager *m, KnobState *k) {
-        _cleanup_(strv_freep) char **paths = NULL;
-        _cleanup_(freep) char *name = NULL, *was = NULL, *now = NULL;
-        KnobValue v;
-        int r;
-
-        if (!k->owned)
-                return false;
-        r = knob_read(&k->ref, m->sysroot, &v);
-        if (r >= 0 && knob_value_equal(k->ref.desc, &v, &k->last))
-                return false;
-
-        name = ref_name(&k->ref);
-        was = knob_format_value(k->ref.desc, &k->last);
-        if (!name || !was) {
-                log_oom();
-                return false;
-        }
-        k->owned = false;
-        if (r == -ENODEV) {
-                /* The device went away, and its values with it. */
-                log_info("%s: device %s is gone; forgetting its values", name, k->ref.device);
-                k->origin = ORIGIN_DEFAULT;
-        } else {
-                now = r >= 0 ? knob_format_value(k->ref.desc, &v) : NULL;
-                log_warning("%s was changed outside netpolld (%s -> %s); leaving it alone until "
-                            "'netpollctl reset %s'",
-                            name, was, now ?: "unreadable", name);
-                k->origin = ORIGIN_EXTERNAL;
-                report_change(m, k, was, now ?: "", "external");
-        }
-        /* Never restore over somebody else's value on stop. */
-        if (m->journal && knob_paths(&k->ref, m->sysroot, &paths) >= 0)
-                for (char **p = paths; *p; p++)
-                        if (journal_original(m->journal, *p))
-                                (void)journal_forget(m->journal, *p);
-        return true;
-}
-
 void manager_check_external(Manager *m) {
-        for (size_t i = 0; i < m->n_knobs; i++)
-                (void)manager_check_knob_external(m, &m->knobs[i]);
+        if (m->owner)
+                (void)owner_check(m->owner);
 }
 
 int manager_stop(Manager *m) {
-        if (!m->journal || journal_size(m->journal) == 0)
+        if (!m->owner || !m->journal || journal_size(m->journal) == 0)
                 return 0;
         if (manager_dry_run(m))
                 return 0;
         if (m->config && m->config->rollback == ROLLBACK_NOT_ON_EXIT) {
                 log_info("rollback = not-on-exit: leaving %zu changed values in place", journal_size(m->journal));
-                int r = journal_discard(m->journal);
+                int r = owner_discard(m->owner);
                 if (r < 0)
                         return log_error_errno(r, "could not remove %s: %m", journal_path(m->journal));
                 return 0;
         }
         log_info("restoring %zu changed values", journal_size(m->journal));
-        int r = journal_replay(m->journal, m->sysroot, replay_report, NULL);
+        int r = owner_restore_all(m->owner);
         if (r < 0)
                 return log_error_errno(r, "could not update %s: %m", journal_path(m->journal));
         if (r > 0)

@@ -17,6 +17,7 @@
 
 #include "journal.h"
 #include "knob.h"
+#include "owner.h"
 #include "policy.h"
 
 /* errno values with a fixed meaning for manager operations (mapped to D-Bus errors in bus.c). */
@@ -28,22 +29,9 @@
 #define MANAGER_E_UNKNOWN_PROFILE ESRCH
 #define MANAGER_E_INVALID_PROFILE EBADMSG
 
-typedef enum KnobOrigin {
-        ORIGIN_DEFAULT,  /* netpolld has not changed it */
-        ORIGIN_PROFILE,
-        ORIGIN_MANUAL,
-        ORIGIN_ADAPTIVE,
-        ORIGIN_EXTERNAL, /* changed behind netpolld's back; left alone until reset */
-        _ORIGIN_MAX,
-} KnobOrigin;
-
-const char *knob_origin_to_string(KnobOrigin o);
-
+/* A knob instance netpolld lists (global knobs always, per-device ones once used). Its origin is the owner's. */
 typedef struct KnobState {
         KnobRef ref;
-        KnobOrigin origin;
-        bool owned;      /* netpolld wrote `last` and expects to find it there */
-        KnobValue last;
 } KnobState;
 
 typedef struct Manager Manager;
@@ -75,6 +63,8 @@ struct Manager {
         DaemonConfig *config;
         Profile *profile;
         Journal *journal;
+        Owner *owner;                 /* every kernel value netpolld changes; made by manager_start() */
+        const TargetBackend *napi_backend; /* per-NAPI values (irqpin); set before manager_start() */
 
         KnobState *knobs;
         size_t n_knobs;
@@ -122,8 +112,12 @@ int manager_start(Manager *m, DaemonConfig *config, Profile *profile, char **ret
  */
 int manager_apply(Manager *m, DaemonConfig *config, Profile *profile, bool switching);
 
-/* The state for a knob instance, created (origin default) when missing. NULL on ENOMEM. */
+/* The listed knob instance, created when missing. NULL on ENOMEM. */
 KnobState *manager_knob_state(Manager *m, const KnobRef *ref);
+/* The listed knob instance or NULL; never creates one (read-only callers). */
+KnobState *manager_find_knob(const Manager *m, const KnobRef *ref);
+/* Where the knob's value comes from (the owner's origin of its first target). */
+ValueOrigin manager_knob_origin(Manager *m, const KnobRef *ref);
 
 /* Manual changes. pairs: name, value, name, value, ..., NULL. *ret_values: the values the kernel holds (strv). */
 int manager_set_knobs(Manager *m, char *const *pairs, char ***ret_values, char **ret_message);
@@ -131,12 +125,10 @@ int manager_set_knobs(Manager *m, char *const *pairs, char ***ret_values, char *
 int manager_reset_knob(Manager *m, const char *name, char **ret_value, char **ret_message);
 
 /* Formatted current value and origin of a knob instance given by name. */
-int manager_get_knob(Manager *m, const char *name, char **ret_value, KnobOrigin *ret_origin, char **ret_message);
+int manager_get_knob(Manager *m, const char *name, char **ret_value, ValueOrigin *ret_origin, char **ret_message);
 
-/* Notices values changed behind netpolld's back: origin external, journal entry dropped, change reported. */
+/* Notices values changed behind netpolld's back (owner_check()): origin external, left alone, reported. */
 void manager_check_external(Manager *m);
-/* The same for one knob; true when it was found changed (or its device gone). */
-bool manager_check_knob_external(Manager *m, KnobState *k);
 
 /*
  * Re-reads netpolld.conf and the active profile and applies them; an invalid

@@ -15,23 +15,31 @@
 
 /* irq-suspend-timeout has no sysfs file, so no catalog entry: the same shape here. */
 static const KnobDesc irq_suspend_timeout = {
-        "irq-suspend-timeout", KNOB_DEVICE, NULL, KNOB_TIME, 1, "ns", 0, INT64_MAX, NULL,
-        "nanoseconds interrupts stay suspended while an application's epoll busy-polls the NAPI instance",
+        .name = "irq-suspend-timeout",
+        .scope = KNOB_DEVICE,
+        .path = NULL,
+        .type = KNOB_TIME,
+        .unit_ns = 1,
+        .unit = "ns",
+        .min = 0,
+        .max = INT64_MAX,
+        .summary = "nanoseconds interrupts stay suspended while an application's epoll busy-polls the NAPI instance",
 };
 
-static const char *const names[_NAPI_KNOB_MAX] = {
-        [NAPI_KNOB_DEFER_HARD_IRQS] = "napi-defer-hard-irqs",
-        [NAPI_KNOB_GRO_FLUSH_TIMEOUT] = "gro-flush-timeout",
-        [NAPI_KNOB_IRQ_SUSPEND_TIMEOUT] = "irq-suspend-timeout",
+/* The device-wide knobs of the same name carry the same name, type and range: their catalog entries. */
+static const KnobDesc *const descs[_NAPI_KNOB_MAX] = {
+        [NAPI_KNOB_DEFER_HARD_IRQS] = &knob_catalog[KNOB_ID_NAPI_DEFER_HARD_IRQS],
+        [NAPI_KNOB_GRO_FLUSH_TIMEOUT] = &knob_catalog[KNOB_ID_GRO_FLUSH_TIMEOUT],
+        [NAPI_KNOB_IRQ_SUSPEND_TIMEOUT] = &irq_suspend_timeout,
 };
 
 const char *napi_knob_to_string(NapiKnob k) {
-        return k < _NAPI_KNOB_MAX ? names[k] : NULL;
+        return k < _NAPI_KNOB_MAX ? descs[k]->name : NULL;
 }
 
 int napi_knob_from_string(const char *s, NapiKnob *ret) {
         for (NapiKnob k = 0; s && k < _NAPI_KNOB_MAX; k++)
-                if (streq(s, names[k])) {
+                if (streq(s, descs[k]->name)) {
                         *ret = k;
                         return 0;
                 }
@@ -39,10 +47,7 @@ int napi_knob_from_string(const char *s, NapiKnob *ret) {
 }
 
 const KnobDesc *napi_knob_desc(NapiKnob k) {
-        /* The device-wide knobs of the same name carry the same type and range. */
-        if (k == NAPI_KNOB_IRQ_SUSPEND_TIMEOUT)
-                return &irq_suspend_timeout;
-        return k < _NAPI_KNOB_MAX ? knob_find(names[k]) : NULL;
+        return k < _NAPI_KNOB_MAX ? descs[k] : NULL;
 }
 
 static int fail(const char **ret_reason, const char *reason, int r) {

@@ -71,15 +71,15 @@ NetdevGenl *netdev_genl_free(NetdevGenl *g) {
         return NULL;
 }
 
-int netdev_genl_open(NetdevGenl **ret, const char *netns, int family) {
+int netdev_genl_open(NetdevGenl **ret, int family) {
         _cleanup_(netdev_genl_freep) NetdevGenl *g = calloc(1, sizeof(NetdevGenl));
         int r;
 
         if (!g)
                 return -ENOMEM;
-        r = nl_socket_open_in(netns, NETLINK_GENERIC, &g->sk);
+        r = nl_socket_open(NETLINK_GENERIC, &g->sk);
         if (r >= 0)
-                r = nl_socket_open_in(netns, NETLINK_ROUTE, &g->route);
+                r = nl_socket_open(NETLINK_ROUTE, &g->route);
         if (r < 0)
                 return r;
         /* Replies can exceed a page (many queues): let libnl size the buffer. */

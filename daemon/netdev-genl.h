@@ -21,12 +21,11 @@
 typedef struct NetdevGenl NetdevGenl;
 
 /*
- * A socket in the network namespace netns (NULL: ours; see
- * nl_socket_open_in()). family: the family id from an earlier
- * netdev_genl_family() (ids are the same in every namespace), or 0 to
- * resolve it with genl_ctrl_resolve.
+ * A socket in netpolld's network namespace. family: the family id from an
+ * earlier netdev_genl_family(), or 0 to resolve it with genl_ctrl_resolve
+ * (-EOPNOTSUPP when the kernel has no netdev family, before 6.2).
  */
-int netdev_genl_open(NetdevGenl **ret, const char *netns, int family);
+int netdev_genl_open(NetdevGenl **ret, int family);
 NetdevGenl *netdev_genl_free(NetdevGenl *g);
 static inline void netdev_genl_freep(NetdevGenl **g) {
         if (*g)

@@ -19,6 +19,7 @@
 #include "caps.h"
 #include "check-config.h"
 #include "irqpin.h"
+#include "knob-doc.h"
 #include "log.h"
 #include "manager.h"
 #include "strv.h"
@@ -35,6 +36,7 @@ static const char *arg_bus_address = NULL;
 static bool arg_dry_run = false;
 static bool arg_check_config = false;
 static const char *arg_log_level = NULL;
+static int arg_dump_catalog = -1; /* a KnobDocFormat: print the catalog for the documents and exit */
 
 /*
  * Paths from the command line are made absolute: they show up in D-Bus
@@ -112,6 +114,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_CHECK_CONFIG,
                 ARG_LOG_LEVEL,
                 ARG_VERSION,
+                ARG_DUMP_CATALOG,
         };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
@@ -125,6 +128,8 @@ static int parse_argv(int argc, char *argv[]) {
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
+                /* Not in --help: for documentation tooling (netpolld(8), tests/check-catalog-docs.sh). */
+                { "dump-catalog", optional_argument, NULL, ARG_DUMP_CATALOG },
                 {}
         };
         int c;
@@ -165,6 +170,16 @@ static int parse_argv(int argc, char *argv[]) {
                 case ARG_LOG_LEVEL: arg_log_level = optarg; break;
                 case 'h': help(); return 0;
                 case ARG_VERSION: printf("netpolld %s\n", PACKAGE_VERSION); return 0;
+                case ARG_DUMP_CATALOG: {
+                        KnobDocFormat format = KNOB_DOC_MARKDOWN;
+                        if (optarg && knob_doc_format_from_string(optarg, &format) < 0) {
+                                fprintf(stderr, "netpolld: invalid --dump-catalog format '%s': expected markdown or man\n",
+                                        optarg);
+                                return -EINVAL;
+                        }
+                        arg_dump_catalog = (int)format;
+                        break;
+                }
                 case ':':
                         fprintf(stderr, "netpolld: option '%s' needs an argument\nTry 'netpolld --help'.\n",
                                 argv[optind - 1]);
@@ -197,7 +212,6 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
 
         log_info("received %s, stopping", strsignal((int)si->ssi_signo));
         sd_notify(false, "STOPPING=1\nSTATUS=Restoring knobs");
-        /* Per-NAPI originals are journal entries too: manager_stop's replay restores them (restore hook). */
         r = manager_stop(m);
         return sd_event_exit(sd_event_source_get_event(s), r < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
 }
@@ -240,6 +254,7 @@ static void on_applied(Manager *m, void *userdata) {
 static int run(void) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(napi_backend_freep) NapiBackend *napi_backend = NULL;
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_(adapter_freep) Adapter *adapter = NULL;
         _cleanup_(irqpin_freep) IrqPin *irqpin = NULL;
@@ -303,6 +318,12 @@ static int run(void) {
                 return log_error_errno(r, "cannot connect to %s: %m", arg_bus_address ?: "the system bus");
         ctx.bus = bus;
 
+        /* Per-NAPI values are restored over netlink, already in the crash replay of manager_start(). */
+        r = napi_backend_new(&napi_backend);
+        if (r < 0)
+                return log_oom();
+        m->napi_backend = napi_backend_ops(napi_backend);
+
         r = manager_start(m, TAKE_PTR(config), TAKE_PTR(profile), &msg);
         if (r < 0)
                 return log_error_errno(r, "%s", msg ?: strerror(-r));
@@ -312,8 +333,8 @@ static int run(void) {
                 return log_error_errno(r, "cannot set up adaptation: %m");
         m->adapter = adapter;
 
-        /* Needs the journal, which manager_start() opened. */
-        r = irqpin_new(&irqpin, event, m->sysroot, m->journal);
+        /* Writes through the owner, which manager_start() made. */
+        r = irqpin_new(&irqpin, event, m->sysroot, m->owner);
         if (r < 0)
                 log_warning_errno(r, "cannot follow network devices over netlink: %m; IRQ and queue steering is off");
         m->irqpin = irqpin;
@@ -350,7 +371,11 @@ int main(int argc, char *argv[]) {
                 free(arg_profile);
                 return r < 0 ? 2 : EXIT_SUCCESS;
         }
-        if (arg_check_config)
+        if (arg_dump_catalog >= 0) {
+                r = knob_doc_dump(stdout, (KnobDocFormat)arg_dump_catalog);
+                if (r < 0)
+                        log_error_errno(r, "cannot print the knob catalog: %m");
+        } else if (arg_check_config)
                 r = check_config(arg_config, arg_profile, arg_profile_dirs, arg_sysroot, stdout, stderr) == 0
                             ? 0 : -EINVAL;
         else

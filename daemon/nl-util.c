@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * nl-util.c: libnl error adapter and namespace-bound sockets.
+ * nl-util.c: libnl error adapter and connected sockets.
  */
 #include "nl-util.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,14 +45,6 @@ int errno_from_nl(int nlerr) {
         return -EIO;
 }
 
-static int same_file(int a, int b) {
-        struct stat sa, sb;
-
-        if (fstat(a, &sa) < 0 || fstat(b, &sb) < 0)
-                return negative_errno();
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 static int connect_here(int protocol, struct nl_sock **ret) {
         _cleanup_(nl_socket_freep) struct nl_sock *sk = nl_socket_alloc();
         int r;
@@ -67,36 +58,8 @@ static int connect_here(int protocol, struct nl_sock **ret) {
         return 0;
 }
 
-int nl_socket_open_in(const char *netns, int protocol, struct nl_sock **ret) {
-        _cleanup_(closep) int self = -EBADF, target = -EBADF;
-        int r, s;
-
+int nl_socket_open(int protocol, struct nl_sock **ret) {
         if (!ret)
                 return -EINVAL;
-        if (!netns)
-                return connect_here(protocol, ret);
-
-        target = open(netns, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (target < 0)
-                return negative_errno();
-        /* Our own namespace, not the sysroot's: this is about the running process. */
-        self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (self < 0)
-                return negative_errno();
-        r = same_file(self, target);
-        if (r < 0)
-                return r;
-        if (r > 0)
-                return connect_here(protocol, ret);
-
-        if (setns(target, CLONE_NEWNET) < 0)
-                return negative_errno(); /* EINVAL: not a network namespace file */
-        r = connect_here(protocol, ret);
-        s = setns(self, CLONE_NEWNET);
-        if (s < 0) {
-                /* Every later operation would act on the wrong host: stopping is the only safe move. */
-                log_error_errno(negative_errno(), "cannot return to netpolld's own network namespace: %m");
-                abort();
-        }
-        return r;
+        return connect_here(protocol, ret);
 }

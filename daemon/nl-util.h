@@ -21,13 +21,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_cb *, nl_cb_put);
 
 /*
- * A connected netlink socket of protocol (NETLINK_ROUTE, NETLINK_GENERIC)
- * that lives in the network namespace of the file netns ("/run/netns/NAME",
- * "/proc/PID/ns/net"), NULL for our own. The kernel binds a socket to the
- * namespace it was created in, so the caller stays in its own namespace:
- * only socket creation happens inside the other one (setns(CLONE_NEWNET)
- * there and straight back). A namespace file that is our own namespace
- * needs no switch. -EBADF/-ENOENT... for an unusable netns file, -EINVAL
- * when it is not a network namespace.
+ * A connected netlink socket of protocol (NETLINK_ROUTE, NETLINK_GENERIC) in
+ * netpolld's own network namespace, the only one it manages: entering
+ * another would need CAP_SYS_ADMIN, which netpolld does not keep.
  */
-int nl_socket_open_in(const char *netns, int protocol, struct nl_sock **ret);
+int nl_socket_open(int protocol, struct nl_sock **ret);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * steer.c: device facts from sysfs and journaled steering writes.
+ * steer.c: device facts from sysfs, and the steering files' paths and reads.
  */
 #include "steer.h"
 
@@ -266,56 +266,6 @@ int steer_read(const char *sysroot, SteerFile f, const char *path, CpuSet *ret) 
         if (r < 0)
                 return r;
         return parse_content(f, text, ret);
-}
-
-int steer_apply(const char *sysroot, Journal *j, const char *label, SteerFile f, const char *path,
-                const CpuSet *want, unsigned nr_cpu_ids, CpuSet *ret_readback) {
-        _cleanup_(freep) char *original = NULL, *text = NULL;
-        bool recorded = false;
-        CpuSet cur;
-        int r;
-
-        if (!label || !path || !want)
-                return -EINVAL;
-        r = sysroot_read_value(sysroot, path, &original);
-        if (r == -ENODATA)
-                r = -EBADMSG;
-        if (r >= 0)
-                r = parse_content(f, original, &cur);
-        if (r < 0)
-                return r;
-        if (cpuset_equal(&cur, want))
-                return 1;
-
-        text = f == STEER_IRQ ? cpuset_format_list(want) : cpuset_format_mask(want, MAX(nr_cpu_ids, 1u));
-        if (!text)
-                return -ENOMEM;
-        /* An IRQ affinity list has no word for "no CPU"; the kernel would refuse it anyway. */
-        if (f == STEER_IRQ && cpuset_is_empty(want))
-                return -EINVAL;
-
-        /* The original is on disk before the first byte changes. */
-        if (j && !journal_original(j, path)) {
-                r = journal_record(j, label, path, original);
-                if (r < 0)
-                        return r;
-                recorded = true;
-        }
-        r = sysroot_write_value(sysroot, path, text);
-        if (r < 0) {
-                if (recorded)
-                        (void)journal_forget(j, path); /* unchanged file: on failure the entry restores the same value */
-                return r;
-        }
-        r = steer_read(sysroot, f, path, &cur);
-        if (r < 0)
-                return r;
-        if (!cpuset_equal(&cur, want)) {
-                if (ret_readback)
-                        *ret_readback = cur;
-                return -EDOM;
-        }
-        return 0;
 }
 
 SteerOutcome steer_classify_irq(int r) {

@@ -2,9 +2,10 @@
 /*
  * steer.h: the file side of IRQ and queue steering, below the sysroot:
  * what sysfs says about a device (driver, PCI function, MSI IRQs, NUMA node,
- * queues), its queue IRQs from /proc/interrupts names, journaled writes of
- * /proc/irq/N/smp_affinity_list and queues/{rx,tx}-N/{rps,xps}_cpus with
- * read-back, what a refused IRQ write means, and whether irqbalance runs.
+ * queues), its queue IRQs from /proc/interrupts names, the paths and reads of
+ * /proc/irq/N/smp_affinity_list and queues/{rx,tx}-N/{rps,xps}_cpus (writes
+ * go through the owner, owner.h), what a refused IRQ write means, and
+ * whether irqbalance runs.
  * Nothing here logs.
  */
 #pragma once
@@ -14,7 +15,6 @@
 
 #include "cpuset.h"
 #include "interrupts.h"
-#include "journal.h"
 #include "placement.h"
 
 typedef struct DeviceSysfs {
@@ -47,18 +47,6 @@ int steer_path(SteerFile f, const char *ifname, unsigned number, char **ret);
 
 /* The CPUs the file holds. -ENOENT when absent, -EBADMSG for odd content. */
 int steer_read(const char *sysroot, SteerFile f, const char *path, CpuSet *ret);
-
-/*
- * Puts want into the file: nothing is written (and nothing journaled) when
- * the file holds it already (returns 1). Otherwise the original content is
- * recorded in the journal (when not NULL and not recorded yet) before the
- * write, under label, and read back afterwards: 0 when the kernel holds want,
- * -EDOM when it holds something else (*ret_readback set), or the write's
- * errno (the journal entry this call added is dropped again). nr_cpu_ids is
- * the mask width for RPS/XPS.
- */
-int steer_apply(const char *sysroot, Journal *j, const char *label, SteerFile f, const char *path,
-                const CpuSet *want, unsigned nr_cpu_ids, CpuSet *ret_readback);
 
 typedef enum SteerOutcome {
         STEER_OUTCOME_OK,

@@ -7,13 +7,17 @@
  *
  *   apply PROFILE [dry-run]    load a profile file, irqpin_apply its [irq]  -> "ok" | "error ..."
  *   list                       "row DEV QUEUE NAPI IRQ CPUS RPS XPS STATE" lines ("-" for empty), "end"
- *   napi-set REF VALUE [NETNS] -> "ok NAPI_ID VALUE" | "differs NAPI_ID VALUE" | "error -ERRNO text"
- *   napi-get REF [NETNS]       -> "ok NAPI_ID VALUE" | "error -ERRNO text"
+ *   napi-set REF VALUE         -> "ok NAPI_ID VALUE" | "differs NAPI_ID VALUE" | "error -ERRNO text"
+ *   napi-get REF               -> "ok NAPI_ID VALUE" | "error -ERRNO text"
+ *   check                      the owner's check for outside changes -> "changed N"
  *   irqbalance                 -> "irqbalance yes|no"
- *   quit                       restore per-NAPI values and the journal, "bye FAILED", exit
+ *   quit                       restore everything the journal lists, "bye FAILED", exit
  *
  * A journal left by a killed run is replayed first ("replayed all"), as
  * netpolld does after a crash.
+ *
+ * Every value goes through the owner (owner.h), as in netpolld: steering in
+ * the profile layer, napi-set in the manual layer.
  *
  * Options: --sysroot DIR (default /), --state-dir DIR (the restore journal; required).
  */
@@ -28,6 +32,7 @@
 
 #include "irqpin.h"
 #include "journal.h"
+#include "owner.h"
 #include "log.h"
 #include "policy.h"
 #include "strv.h"
@@ -36,6 +41,8 @@ typedef struct Driver {
         sd_event *event;
         IrqPin *pin;
         Journal *journal;
+        Owner *owner;
+        NapiBackend *napi;
         Profile *profile;
         const char *sysroot;
         char buf[4096];
@@ -93,16 +100,18 @@ static void cmd_list(Driver *d) {
 }
 
 static void cmd_napi(Driver *d, char **argv, size_t argc, bool set) {
+        _cleanup_(freep) char *now = NULL;
         const char *reason = NULL;
-        const KnobDesc *desc;
         KnobValue v = {};
-        uint64_t value = 0, back = 0;
+        uint64_t value = 0;
         uint32_t id = 0;
+        char name[96], text[32];
         NapiRef ref;
+        Target t;
         int r;
 
-        if (argc < (set ? 3u : 2u)) {
-                print_error(-EINVAL, set ? "napi-set REF VALUE [NETNS]" : "napi-get REF [NETNS]");
+        if (argc != (set ? 3u : 2u)) {
+                print_error(-EINVAL, set ? "napi-set REF VALUE" : "napi-get REF");
                 return;
         }
         r = napi_ref_parse(argv[1], &ref, &reason);
@@ -110,37 +119,36 @@ static void cmd_napi(Driver *d, char **argv, size_t argc, bool set) {
                 printf("error %d %s\n", r, reason);
                 return;
         }
-        if (set) {
-                desc = napi_knob_desc(ref.knob);
-                r = knob_parse_value(desc, argv[2], &v, &reason);
-                if (r < 0) {
-                        printf("error %d %s\n", r, reason);
-                        return;
-                }
-                r = irqpin_napi_set(d->pin, argc > 3 ? argv[3] : NULL, &ref, v.num, &back, &id);
-                if (r == -EDOM)
-                        printf("differs %" PRIu32 " %" PRIu64 "\n", id, back);
-                else if (r < 0)
-                        print_error(r, "irqpin_napi_set");
-                else
-                        printf("ok %" PRIu32 " %" PRIu64 "\n", id, v.num);
+        r = irqpin_napi_get(d->pin, &ref, &value, &id);
+        if (r < 0) {
+                print_error(r, "irqpin_napi_get");
                 return;
         }
-        r = irqpin_napi_get(d->pin, argc > 2 ? argv[2] : NULL, &ref, &value, &id);
-        if (r < 0)
-                print_error(r, "irqpin_napi_get");
-        else
+        if (!set) {
                 printf("ok %" PRIu32 " %" PRIu64 "\n", id, value);
+                return;
+        }
+        r = knob_parse_value(napi_knob_desc(ref.knob), argv[2], &v, &reason);
+        if (r < 0) {
+                printf("error %d %s\n", r, reason);
+                return;
+        }
+        snprintf(name, sizeof(name), "%s@%s:napi-%" PRIu32, napi_knob_to_string(ref.knob), ref.device, id);
+        snprintf(text, sizeof(text), "%" PRIu64, v.num);
+        r = owner_napi_target(d->owner, name, ref.device, id, napi_knob_to_string(ref.knob), &t);
+        if (r >= 0)
+                r = owner_set(d->owner, &t, LAYER_MANUAL, text, NULL, &now);
+        if (r == -EDOM)
+                printf("differs %" PRIu32 " %s\n", id, strempty(now));
+        else if (r < 0)
+                print_error(r, "owner_set");
+        else
+                printf("ok %" PRIu32 " %s\n", id, strempty(now));
 }
 
 static void quit(Driver *d) {
-        int failed = irqpin_napi_restore(d->pin);
-        int r = journal_replay(d->journal, d->sysroot, NULL, NULL);
+        int r = owner_restore_all(d->owner), failed = r < 0 ? 1 : r;
 
-        if (r < 0)
-                failed++;
-        else
-                failed += r;
         printf("bye %d\n", failed);
         d->exit_code = failed ? 1 : 0;
         sd_event_exit(d->event, d->exit_code);
@@ -162,6 +170,8 @@ static void run_line(Driver *d, char *line) {
                 cmd_napi(d, argv, argc, true);
         else if (streq(argv[0], "napi-get"))
                 cmd_napi(d, argv, argc, false);
+        else if (streq(argv[0], "check"))
+                printf("changed %d\n", owner_check(d->owner));
         else if (streq(argv[0], "irqbalance"))
                 printf("irqbalance %s\n", irqpin_irqbalance_running(d->pin) ? "yes" : "no");
         else if (streq(argv[0], "quit"))
@@ -229,16 +239,20 @@ int main(int argc, char **argv) {
         if (r >= 0)
                 r = journal_open(&d.journal, state_dir, &reason);
         if (r >= 0)
-                /* As netpolld does: "napi:" entries are restored over netlink, also in the replay below. */
-                journal_set_restore_hook(d.journal, irqpin_napi_restore_entry, NULL);
-        if (r >= 0 && journal_size(d.journal) > 0) {
-                /* What a killed run left behind goes back first, as netpolld does after a crash. */
-                r = journal_replay(d.journal, d.sysroot, NULL, NULL);
-                printf("replayed %s\n", r == 0 ? "all" : "not all");
-                r = r > 0 ? -EIO : r;
+                r = owner_new(&d.owner, d.sysroot, d.journal, false);
+        if (r >= 0)
+                r = napi_backend_new(&d.napi);
+        if (r >= 0) {
+                owner_set_napi_backend(d.owner, napi_backend_ops(d.napi));
+                if (journal_size(d.journal) > 0) {
+                        /* What a killed run left behind goes back first, as netpolld does after a crash. */
+                        r = owner_restore_all(d.owner);
+                        printf("replayed %s\n", r == 0 ? "all" : "not all");
+                        r = r > 0 ? -EIO : r;
+                }
         }
         if (r >= 0)
-                r = irqpin_new(&d.pin, d.event, d.sysroot, d.journal);
+                r = irqpin_new(&d.pin, d.event, d.sysroot, d.owner);
         if (r >= 0)
                 r = sd_event_add_io(d.event, &in, STDIN_FILENO, EPOLLIN, on_stdin, &d);
         if (r < 0) {
@@ -251,6 +265,8 @@ int main(int argc, char **argv) {
 
         sd_event_source_disable_unref(in);
         irqpin_free(d.pin);
+        owner_free(d.owner);
+        napi_backend_free(d.napi);
         journal_free(d.journal);
         profile_free(d.profile);
         sd_event_unref(d.event);

@@ -1,22 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test-knob.c: the knob catalog, references, value parsing and formatting,
- * and kernel file access against a fixture sysroot (plus a write the kernel
- * refuses, to a sysctl of a private network namespace, and, as root, a
- * permission refusal). No case writes a value of the host.
+ * and kernel file reads against a fixture sysroot. Writes go through the
+ * owner (test-owner.c); no case here writes a kernel value.
  */
 #include <ctype.h>
-#include <grp.h>
-#include <limits.h>
-#include <sched.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "journal.h"
 #include "knob.h"
 #include "macro.h"
-#include "sysroot.h"
 #include "testutil.h"
 #include "units.h"
 
@@ -60,13 +51,6 @@ static KnobValue cpus(const char *list) {
         KnobValue v = {};
         ck_assert_int_eq(cpuset_parse_list(list, &v.cpus, NULL), 0);
         return v;
-}
-
-static Journal *open_journal(void) {
-        _cleanup_(freep) char *state = tu_join(root, "state");
-        Journal *j = NULL;
-        ck_assert_int_eq(journal_open(&j, state, NULL), 0);
-        return j;
 }
 
 /* ---- catalog ---- */
@@ -473,247 +457,6 @@ START_TEST(test_knob_read_refuses_odd_files) {
 }
 END_TEST
 
-/* ---- fixture sysroot: writing ---- */
-
-START_TEST(test_knob_write_records_original_once) {
-        _cleanup_(journal_freep) Journal *j = open_journal(), *again = NULL;
-        _cleanup_(freep) char *state = tu_join(root, "state"), *c1 = NULL, *c2 = NULL, *jf = NULL;
-        KnobRef r = ref("busy-read");
-        KnobValue v = num(100);
-
-        ck_assert_int_eq(knob_write(&r, root, &v, j, NULL), 0);
-        ck_assert_str_eq(c1 = tu_read(root, "proc/sys/net/core/busy_read"), "100\n");
-        ck_assert_str_eq(journal_original(j, "/proc/sys/net/core/busy_read"), "50");
-        v = num(200);
-        ck_assert_int_eq(knob_write(&r, root, &v, j, NULL), 0);
-        ck_assert_str_eq(c2 = tu_read(root, "proc/sys/net/core/busy_read"), "200\n");
-        ck_assert_uint_eq(journal_size(j), 1);
-        ck_assert_str_eq(journal_original(j, "/proc/sys/net/core/busy_read"), "50");
-        ck_assert_str_eq(jf = tu_read(state, JOURNAL_FILE),
-                         "netpolld-journal 1\nbusy-read\t/proc/sys/net/core/busy_read\t50\nend 1\n");
-        ck_assert_int_eq(journal_open(&again, state, NULL), 0);
-        ck_assert_str_eq(journal_original(again, "/proc/sys/net/core/busy_read"), "50");
-}
-END_TEST
-
-START_TEST(test_knob_write_sets_every_queue) {
-        _cleanup_(journal_freep) Journal *j = open_journal();
-        _cleanup_(freep) char *a = NULL, *b = NULL, *c = NULL;
-        KnobRef r = ref("rps-cpus@veth0");
-        KnobValue v = cpus("0-1,4");
-
-        ck_assert_int_eq(knob_write(&r, root, &v, j, NULL), 0);
-        ck_assert_str_eq(a = tu_read(root, "sys/class/net/veth0/queues/rx-0/rps_cpus"), "13\n");
-        ck_assert_str_eq(b = tu_read(root, "sys/class/net/veth0/queues/rx-1/rps_cpus"), "13\n");
-        ck_assert_str_eq(c = tu_read(root, "sys/class/net/veth0/queues/rx-10/rps_cpus"), "13\n");
-        ck_assert_uint_eq(journal_size(j), 3);
-        ck_assert_str_eq(journal_original(j, "/sys/class/net/veth0/queues/rx-10/rps_cpus"), "c");
-        ck_assert_int_eq(knob_read(&r, root, &v), 0);
-}
-END_TEST
-
-START_TEST(test_knob_write_without_journal_records_nothing) {
-        _cleanup_(journal_freep) Journal *j = open_journal();
-        _cleanup_(freep) char *state = tu_join(root, "state"), *c = NULL;
-        KnobRef r = ref("napi-threaded@veth0");
-        KnobValue v = num(1);
-
-        ck_assert_int_eq(knob_write(&r, root, &v, NULL, NULL), 0);
-        ck_assert_str_eq(c = tu_read(root, "sys/class/net/veth0/threaded"), "1\n");
-        ck_assert_uint_eq(journal_size(j), 0);
-        ck_assert_int_eq(access(state, F_OK), -1);
-}
-END_TEST
-
-START_TEST(test_knob_write_unsupported_creates_nothing) {
-        _cleanup_(journal_freep) Journal *j = open_journal();
-        _cleanup_(freep) char *f = tu_join(root, "proc/sys/net/core/busy_loop_threshold");
-        KnobRef r = ref("busy-loop-threshold");
-        KnobValue v = num(2);
-
-        ck_assert_int_eq(knob_write(&r, root, &v, j, NULL), -EOPNOTSUPP);
-        ck_assert_int_eq(access(f, F_OK), -1);
-        ck_assert_int_eq(errno, ENOENT);
-        r = ref("gro-flush-timeout@veth9");
-        ck_assert_int_eq(knob_write(&r, root, &v, j, NULL), -ENODEV);
-        ck_assert_uint_eq(journal_size(j), 0);
-}
-END_TEST
-
-/*
- * -EDOM needs a file that keeps something else than what was written. A
- * regular file cannot, but /proc/self/comm can: the kernel keeps the first 15
- * bytes of the test process's new name, like a sysctl that clamps.
- */
-START_TEST(test_knob_write_reports_value_kernel_changed) {
-        _cleanup_(freep) char *f = tu_join(root, "sys/class/net/veth0/gro_flush_timeout");
-        KnobRef r = ref("gro-flush-timeout@veth0");
-        KnobValue v = num(UINT64_C(1234567890123456789)), back = num(1);
-
-        if (access("/proc/self/comm", W_OK) < 0) {
-                printf("skipping test_knob_write_reports_value_kernel_changed: /proc/self/comm is not writable\n");
-                return;
-        }
-        ck_assert_int_eq(unlink(f), 0);
-        ck_assert_int_eq(symlink("/proc/self/comm", f), 0);
-        ck_assert_int_eq(knob_write(&r, root, &v, NULL, &back), -EDOM);
-        ck_assert_uint_eq(back.num, UINT64_C(123456789012345));
-        ck_assert_int_eq(knob_write(&r, root, &v, NULL, NULL), -EDOM);
-        /* A value the file keeps whole (15 digits, the newline cut) reads back equal; *ret_readback is left alone. */
-        v = num(UINT64_C(123456789012345));
-        ck_assert_int_eq(knob_write(&r, root, &v, NULL, &back), 0);
-        ck_assert_uint_eq(back.num, UINT64_C(123456789012345));
-}
-END_TEST
-
-/*
- * A write the kernel refuses must return its errno and leave nothing to
- * restore. No host value is ever written for that: the fixture's
- * netdev_budget_usecs is a symlink to a real sysctl that refuses "1" with
- * EINVAL (tcp_min_snd_mss takes 48 and up), and the write happens in a child
- * process in a network namespace of its own (unprivileged: inside a user
- * namespace too). /proc/sys/net shows the opener's namespace, so even a
- * kernel that took the value would only change a namespace that dies with
- * the child. The child only collects; the checks are made here.
- */
-#define REFUSING_SYSCTL "/proc/sys/net/ipv4/tcp_min_snd_mss"
-
-typedef struct {
-        char failed_step[64]; /* the setup step that failed, "" when the write was tried */
-        int step_errno;
-        int res;              /* knob_write()'s return */
-        char before[32], after[32];
-        size_t journal_entries;
-        int journal_file_errno; /* errno of access(journal file), 0 when it exists */
-} Refusal;
-
-static int write_proc_self(const char *file, const char *text) {
-        _cleanup_(freep) char *p = NULL;
-
-        if (asprintf(&p, "/proc/self/%s", file) < 0)
-                return -ENOMEM;
-        return sysfs_write_value(p, text);
-}
-
-/* A network namespace of our own: directly as root, else inside a user namespace where we are root. */
-static int enter_private_netns(void) {
-        char map[64];
-        uid_t uid = geteuid();
-        gid_t gid = getegid();
-        int e;
-
-        if (unshare(CLONE_NEWNET) == 0)
-                return 0;
-        if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
-                return -errno;
-        e = write_proc_self("setgroups", "deny");
-        if (e < 0 && e != -ENOENT)
-                return e;
-        snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
-        if ((e = write_proc_self("uid_map", map)) < 0)
-                return e;
-        snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
-        return write_proc_self("gid_map", map);
-}
-
-static void copy_value(char *dst, size_t size, const char *f) {
-        _cleanup_(freep) char *v = NULL;
-
-        snprintf(dst, size, "%s", sysfs_read_value(f, &v) < 0 ? "<unreadable>" : v);
-}
-
-static void step_failed(Refusal *out, const char *what, int err) {
-        snprintf(out->failed_step, sizeof(out->failed_step), "%s", what);
-        out->step_errno = -err;
-}
-
-static void refusal_child(const KnobRef *r, Journal *j, const char *link, Refusal *out) {
-        KnobValue v = num(1);
-        int e;
-
-        e = enter_private_netns();
-        if (e < 0) {
-                step_failed(out, "network namespace of its own", e);
-                return;
-        }
-        if (access(REFUSING_SYSCTL, W_OK) < 0) {
-                step_failed(out, "writable " REFUSING_SYSCTL " in it", -errno);
-                return;
-        }
-        copy_value(out->before, sizeof(out->before), link);
-        out->res = knob_write(r, root, &v, j, NULL);
-        copy_value(out->after, sizeof(out->after), link);
-        out->journal_entries = journal_size(j);
-        out->journal_file_errno = access(journal_path(j), F_OK) < 0 ? errno : 0;
-}
-
-START_TEST(test_knob_write_refused_by_kernel) {
-        _cleanup_(journal_freep) Journal *j = open_journal();
-        _cleanup_(freep) char *link = tu_join(root, "/proc/sys/net/core/netdev_budget_usecs");
-        KnobRef r = ref("netdev-budget-time");
-        Refusal out = {};
-        int fds[2], status;
-        pid_t pid;
-
-        ck_assert_int_eq(symlink(REFUSING_SYSCTL, link), 0);
-        ck_assert_int_eq(pipe(fds), 0);
-        pid = fork();
-        ck_assert_int_ge(pid, 0);
-        if (pid == 0) {
-                close(fds[0]);
-                refusal_child(&r, j, link, &out);
-                _exit(write(fds[1], &out, sizeof(out)) == (ssize_t)sizeof(out) ? 0 : 1);
-        }
-        close(fds[1]);
-        ck_assert_int_eq(read(fds[0], &out, sizeof(out)), (ssize_t)sizeof(out));
-        close(fds[0]);
-        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-        ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-
-        if (out.failed_step[0]) {
-                printf("skipping test_knob_write_refused_by_kernel: no %s: %s\n", out.failed_step,
-                       strerror(out.step_errno));
-                return;
-        }
-        ck_assert_str_ne(out.before, "<unreadable>");
-        ck_assert_int_eq(out.res, -EINVAL);
-        ck_assert_str_eq(out.after, out.before);
-        /* Nothing changed, so nothing is left to restore. */
-        ck_assert_uint_eq(out.journal_entries, 0);
-        ck_assert_int_eq(out.journal_file_errno, ENOENT);
-}
-END_TEST
-
-START_TEST(test_knob_write_refused_without_permission) {
-        _cleanup_(freep) char *c = NULL;
-        int status;
-        pid_t pid;
-
-        if (geteuid() != 0) {
-                printf("skipping test_knob_write_refused_without_permission: needs root to drop to an unprivileged user\n");
-                return;
-        }
-        tu_write(root, "proc/sys/net/core/busy_read", "50\n", 0444);
-        ck_assert_int_eq(chmod(root, 0755), 0); /* mkdtemp's 0700 would refuse the lookup, not the write */
-        pid = fork();
-        ck_assert_int_ge(pid, 0);
-        if (pid == 0) {
-                KnobRef r = ref("busy-read");
-                KnobValue v = num(100);
-                int res;
-
-                if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
-                        _exit(255);
-                res = knob_write(&r, root, &v, NULL, NULL);
-                _exit(res < 0 && -res < 255 ? -res : 254);
-        }
-        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-        ck_assert(WIFEXITED(status));
-        ck_assert_int_eq(WEXITSTATUS(status), EACCES);
-        ck_assert_str_eq(c = tu_read(root, "proc/sys/net/core/busy_read"), "50\n");
-}
-END_TEST
-
 static Suite *knob_suite(void) {
         Suite *s = suite_create("knob");
         TCase *tc;
@@ -750,17 +493,6 @@ static Suite *knob_suite(void) {
         tcase_add_test(tc, test_knob_read_returns_values);
         tcase_add_test(tc, test_knob_read_unions_queues_and_flags_differences);
         tcase_add_test(tc, test_knob_read_refuses_odd_files);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("writing");
-        tcase_add_checked_fixture(tc, sysroot_setup, sysroot_teardown);
-        tcase_add_test(tc, test_knob_write_records_original_once);
-        tcase_add_test(tc, test_knob_write_sets_every_queue);
-        tcase_add_test(tc, test_knob_write_without_journal_records_nothing);
-        tcase_add_test(tc, test_knob_write_unsupported_creates_nothing);
-        tcase_add_test(tc, test_knob_write_reports_value_kernel_changed);
-        tcase_add_test(tc, test_knob_write_refused_by_kernel);
-        tcase_add_test(tc, test_knob_write_refused_without_permission);
         suite_add_tcase(s, tc);
 
         return s;

@@ -2,19 +2,15 @@
 /*
  * test-steer.c: the file side of IRQ steering against a fixture sysroot:
  * device facts from sysfs (a PCI NIC and a virtio_net device below its PCI
- * function), queue IRQs from /proc/interrupts, journaled writes with
- * read-back, what refused IRQ writes mean, irqbalance detection; and the
- * per-NAPI knob references.
+ * function), queue IRQs from /proc/interrupts, the paths and reads of the
+ * steering files (writes go through the owner: test-owner.c), what refused
+ * IRQ writes mean, irqbalance detection; and the per-NAPI knob references.
  */
 #include <errno.h>
-#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "journal.h"
 #include "macro.h"
 #include "napi.h"
 #include "steer.h"
@@ -72,17 +68,15 @@ static void fixture_teardown(void) {
         root = NULL;
 }
 
-static Journal *open_journal(void) {
-        _cleanup_(freep) char *state = tu_join(root, "state");
-        Journal *j = NULL;
-        ck_assert_int_eq(journal_open(&j, state, NULL), 0);
-        return j;
-}
-
 static CpuSet set(const char *list) {
         CpuSet s;
         ck_assert_int_eq(cpuset_parse_list(list, &s, NULL), 0);
         return s;
+}
+
+static void assert_cpus(const CpuSet *got, const char *list) {
+        CpuSet want = set(list);
+        ck_assert_msg(cpuset_equal(got, &want), "not %s", list);
 }
 
 /* ---- device facts ---- */
@@ -170,109 +164,48 @@ START_TEST(test_device_queue_irqs_by_msi_and_names) {
 }
 END_TEST
 
-/* ---- journaled writes ---- */
+/* ---- steering files ---- */
 
-START_TEST(test_steer_apply_journals_before_writing) {
-        _cleanup_(journal_freep) Journal *j = open_journal();
-        _cleanup_(freep) char *irq = NULL, *rps = NULL, *text = NULL, *mask = NULL;
-        CpuSet want = set("1"), back;
+static void assert_path(SteerFile f, const char *ifname, unsigned number, const char *want) {
+        _cleanup_(freep) char *p = NULL;
 
-        ck_assert_int_eq(steer_path(STEER_IRQ, NULL, 41, &irq), 0);
-        ck_assert_str_eq(irq, "/proc/irq/41/smp_affinity_list");
-        ck_assert_int_eq(steer_apply(root, j, "irq-affinity@enp3s0:combined-0", STEER_IRQ, irq, &want, 2, &back), 0);
-        ck_assert_str_eq(journal_original(j, irq), "0-1");
-        text = tu_read(root, irq);
-        ck_assert_str_eq(text, "1\n");
+        ck_assert_int_eq(steer_path(f, ifname, number, &p), 0);
+        ck_assert_str_eq(p, want);
+}
 
-        ck_assert_int_eq(steer_path(STEER_RPS, "enp3s0", 1, &rps), 0);
-        ck_assert_str_eq(rps, "/sys/class/net/enp3s0/queues/rx-1/rps_cpus");
-        want = set("0-1,9");
-        ck_assert_int_eq(steer_apply(root, j, "rps-cpus@enp3s0", STEER_RPS, rps, &want, 16, &back), 0);
-        mask = tu_read(root, rps);
-        ck_assert_str_eq(mask, "0203\n");
-        ck_assert_str_eq(journal_original(j, rps), "0");
-        ck_assert_uint_eq(journal_size(j), 2);
+START_TEST(test_steer_path_names_each_file) {
+        char *p = NULL;
 
-        /* A second change keeps the first original. */
-        want = set("0");
-        ck_assert_int_eq(steer_apply(root, j, "irq-affinity@enp3s0:combined-0", STEER_IRQ, irq, &want, 2, &back), 0);
-        ck_assert_str_eq(journal_original(j, irq), "0-1");
-        ck_assert_int_eq(journal_replay(j, root, NULL, NULL), 0);
-        free(text);
-        text = tu_read(root, irq);
-        ck_assert_str_eq(text, "0-1\n");
+        assert_path(STEER_IRQ, NULL, 41, "/proc/irq/41/smp_affinity_list");
+        assert_path(STEER_RPS, "enp3s0", 1, "/sys/class/net/enp3s0/queues/rx-1/rps_cpus");
+        assert_path(STEER_XPS, "enp3s0", 10, "/sys/class/net/enp3s0/queues/tx-10/xps_cpus");
+        ck_assert_int_eq(steer_path(STEER_RPS, "../etc", 0, &p), -EINVAL);
+        ck_assert_int_eq(steer_path(STEER_XPS, NULL, 0, &p), -EINVAL);
+        ck_assert_ptr_null(p);
 }
 END_TEST
 
-START_TEST(test_steer_apply_in_place_writes_nothing) {
-        _cleanup_(journal_freep) Journal *j = open_journal();
-        CpuSet want = set("0-1");
-        struct stat before, after;
-        _cleanup_(freep) char *full = tu_join(root, "proc/irq/42/smp_affinity_list");
+START_TEST(test_steer_read_parses_lists_and_masks) {
+        CpuSet cur;
 
-        ck_assert_int_eq(chmod(full, 0444), 0); /* a write would fail */
-        ck_assert_int_eq(stat(full, &before), 0);
-        ck_assert_int_eq(steer_apply(root, j, "x", STEER_IRQ, "/proc/irq/42/smp_affinity_list", &want, 2, NULL), 1);
-        ck_assert_int_eq(stat(full, &after), 0);
-        ck_assert_int_eq(before.st_mtime, after.st_mtime);
-        ck_assert_uint_eq(journal_size(j), 0);
-}
-END_TEST
-
-START_TEST(test_steer_apply_failed_write_drops_journal_entry) {
-        _cleanup_(freep) char *state = tu_join(root, "state"), *c = NULL;
-        int status;
-        pid_t pid;
-
-        if (geteuid() != 0) {
-                printf("skipping test_steer_apply_failed_write_drops_journal_entry: needs root to drop to an "
-                       "unprivileged user\n");
-                return;
-        }
-        /* The unprivileged child may read the file and keep a journal, but not write the file. */
-        tu_write(root, "proc/irq/41/smp_affinity_list", "0-1\n", 0444);
-        ck_assert_int_eq(mkdir(state, 0777), 0);
-        ck_assert_int_eq(chmod(state, 0777), 0);
-        ck_assert_int_eq(chmod(root, 0755), 0);
-        pid = fork();
-        ck_assert_int_ge(pid, 0);
-        if (pid == 0) {
-                Journal *j = NULL;
-                CpuSet want;
-                int res;
-
-                cpuset_zero(&want);
-                cpuset_add(&want, 1);
-                if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
-                        _exit(255);
-                if (journal_open(&j, state, NULL) < 0)
-                        _exit(254);
-                res = steer_apply(root, j, "x", STEER_IRQ, "/proc/irq/41/smp_affinity_list", &want, 2, NULL);
-                if (journal_size(j) != 0)
-                        _exit(253);
-                _exit(res < 0 && -res < 250 ? -res : 252);
-        }
-        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-        ck_assert(WIFEXITED(status));
-        ck_assert_int_eq(WEXITSTATUS(status), EACCES);
-        ck_assert_str_eq(c = tu_read(root, "proc/irq/41/smp_affinity_list"), "0-1\n");
-}
-END_TEST
-
-START_TEST(test_steer_apply_refuses_odd_files) {
-        CpuSet want = set("1"), cur;
-
-        tu_write(root, "proc/irq/41/smp_affinity_list", "zero\n", 0644);
-        ck_assert_int_eq(steer_apply(root, NULL, "x", STEER_IRQ, "/proc/irq/41/smp_affinity_list", &want, 2, NULL),
-                         -EBADMSG);
-        ck_assert_int_eq(steer_apply(root, NULL, "x", STEER_IRQ, "/proc/irq/99/smp_affinity_list", &want, 2, NULL),
-                         -ENOENT);
+        ck_assert_int_eq(steer_read(root, STEER_IRQ, "/proc/irq/41/smp_affinity_list", &cur), 0);
+        assert_cpus(&cur, "0-1");
+        tu_write(root, "sys/class/net/enp3s0/queues/rx-1/rps_cpus", "00000203\n", 0644);
+        ck_assert_int_eq(steer_read(root, STEER_RPS, "/sys/class/net/enp3s0/queues/rx-1/rps_cpus", &cur), 0);
+        assert_cpus(&cur, "0-1,9");
         ck_assert_int_eq(steer_read(root, STEER_RPS, "/sys/class/net/enp3s0/queues/rx-0/rps_cpus", &cur), 0);
         ck_assert(cpuset_is_empty(&cur));
-        cpuset_zero(&want);
-        tu_write(root, "proc/irq/41/smp_affinity_list", "0\n", 0644);
-        ck_assert_int_eq(steer_apply(root, NULL, "x", STEER_IRQ, "/proc/irq/41/smp_affinity_list", &want, 2, NULL),
-                         -EINVAL);
+}
+END_TEST
+
+START_TEST(test_steer_read_refuses_odd_files) {
+        CpuSet cur;
+
+        tu_write(root, "proc/irq/41/smp_affinity_list", "zero\n", 0644);
+        ck_assert_int_eq(steer_read(root, STEER_IRQ, "/proc/irq/41/smp_affinity_list", &cur), -EBADMSG);
+        tu_write(root, "proc/irq/41/smp_affinity_list", "\n", 0644);
+        ck_assert_int_eq(steer_read(root, STEER_IRQ, "/proc/irq/41/smp_affinity_list", &cur), -EBADMSG);
+        ck_assert_int_eq(steer_read(root, STEER_IRQ, "/proc/irq/99/smp_affinity_list", &cur), -ENOENT);
 }
 END_TEST
 
@@ -362,12 +295,11 @@ static Suite *steer_suite(void) {
         tcase_add_test(tc, test_device_queue_irqs_by_msi_and_names);
         suite_add_tcase(s, tc);
 
-        tc = tcase_create("writes");
+        tc = tcase_create("files");
         tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
-        tcase_add_test(tc, test_steer_apply_journals_before_writing);
-        tcase_add_test(tc, test_steer_apply_in_place_writes_nothing);
-        tcase_add_test(tc, test_steer_apply_failed_write_drops_journal_entry);
-        tcase_add_test(tc, test_steer_apply_refuses_odd_files);
+        tcase_add_test(tc, test_steer_path_names_each_file);
+        tcase_add_test(tc, test_steer_read_parses_lists_and_masks);
+        tcase_add_test(tc, test_steer_read_refuses_odd_files);
         tcase_add_test(tc, test_steer_classify_irq_errors);
         tcase_add_test(tc, test_irqbalance_detected_by_comm);
         suite_add_tcase(s, tc);

@@ -253,6 +253,7 @@ make_fixture() {
         printf '8000\n' >"$core/netdev_budget_usecs"
         printf '64\n' >"$core/dev_weight"
         printf '1000\n' >"$core/netdev_max_backlog"
+        printf '5\n' >"$dev/ifindex"
         printf '0\n' >"$dev/napi_defer_hard_irqs"
         printf '0\n' >"$dev/gro_flush_timeout"
         printf '0\n' >"$dev/threaded"
@@ -441,4 +442,21 @@ veth_pair() {
                 ip ${nsa:+-n "$nsa"} link set "$a" up && ip ${nsb:+-n "$nsb"} link set "$b" up &&
                 in_netns "$nsa" ethtool -K "$a" gro on >/dev/null &&
                 in_netns "$nsb" ethtool -K "$b" gro on >/dev/null
+}
+
+# Starts "gdbus monitor" on netpolld's signals into FILE and waits until it
+# watches; GMON_PID is its pid. Without gdbus GMON_PID is empty and the case
+# is skipped (TAP "# SKIP") unless another of its checks fails.
+start_gdbus_monitor() {
+        GMON_PID=
+        command -v gdbus >/dev/null || { skip "gdbus missing: KnobChanged signals not checked"; return 1; }
+        gdbus monitor --address "$NETPOLLD_BUS_ADDRESS" --dest org.netpolld1 >"$1" 2>&1 &
+        GMON_PID=$!
+        STARTED_PIDS+=("$GMON_PID")
+        wait_for 10 grep -q "is owned by" "$1" || { fail "gdbus monitor did not start:" "$(cat "$1")"; return 1; }
+}
+
+# expect_signal FILE TEXT: gdbus monitor's FILE shows TEXT within 5 s.
+expect_signal() {
+        wait_for 5 grep -qF -- "$2" "$1" || fail "no signal with \"$2\" seen; gdbus monitor saw:" "$(cat "$1")"
 }

@@ -6,11 +6,13 @@
 # not send. It reads them with the netdev family's napi-get over a raw
 # generic netlink socket, so test-irq-daemon.sh can check what netpolld set
 # without any of netpolld's own netlink code.
+# napi-dump.py set ID defer|gro VALUE: napi-set, as another tool would
+# (a change behind netpolld's back).
 import os, socket, struct, sys
 
 NETLINK_GENERIC, GENL_ID_CTRL, CTRL_CMD_GETFAMILY = 16, 0x10, 3
 CTRL_ATTR_FAMILY_ID, CTRL_ATTR_FAMILY_NAME = 1, 2
-NETDEV_CMD_NAPI_GET = 11          # include/uapi/linux/netdev.h
+NETDEV_CMD_NAPI_GET, NETDEV_CMD_NAPI_SET = 11, 14  # include/uapi/linux/netdev.h
 A_IFINDEX, A_ID, A_DEFER, A_GRO, A_SUSPEND = 1, 2, 5, 6, 7
 NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 1, 4, 0x300
 NLMSG_ERROR, NLMSG_DONE = 2, 3
@@ -51,6 +53,11 @@ def request(sk, family, cmd, payload, flags):
 sk = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
 fam = request(sk, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, attr(CTRL_ATTR_FAMILY_NAME, b"netdev\0"), NLM_F_ACK)
 family = struct.unpack("H", fam[0][CTRL_ATTR_FAMILY_ID][:2])[0]
+if len(sys.argv) == 5 and sys.argv[1] == "set":
+    a = {"defer": (A_DEFER, "I"), "gro": (A_GRO, "Q")}[sys.argv[3]]
+    request(sk, family, NETDEV_CMD_NAPI_SET,
+            attr(A_ID, struct.pack("I", int(sys.argv[2]))) + attr(a[0], struct.pack(a[1], int(sys.argv[4]))), NLM_F_ACK)
+    sys.exit(0)
 want = attr(A_IFINDEX, struct.pack("I", int(sys.argv[1]))) if len(sys.argv) > 1 else b""
 for a in request(sk, family, NETDEV_CMD_NAPI_GET, want, NLM_F_DUMP):
     print(" ".join(str(uint(a[k])) if k in a else "-" for k in (A_ID, A_IFINDEX, A_DEFER, A_GRO, A_SUSPEND)))

@@ -273,9 +273,9 @@ case_rps_xps_as_planned() {
         local rps0 xps0
         rps0=$(grep -F "$DEV0/rx-0/rps_cpus=" <<<"$ORIG_FILES" | cut -d= -f2)
         xps0=$(grep -F "$DEV0/tx-0/xps_cpus=" <<<"$ORIG_FILES" | cut -d= -f2)
-        journal_has "^rps-cpus@$DEV0\t/sys/class/net/$DEV0/queues/rx-0/rps_cpus\t$rps0\$" ||
+        journal_has "^rps\trps-cpus@$DEV0:rx-0\t$DEV0\t[0-9]+\t/sys/class/net/$DEV0/queues/rx-0/rps_cpus\t$rps0\$" ||
                 fail "no journal entry with rx-0/rps_cpus's original $rps0" "$(cat "$STATE/restore.journal" 2>&1)"
-        journal_has "^xps-cpus@$DEV0\t/sys/class/net/$DEV0/queues/tx-0/xps_cpus\t$xps0\$" ||
+        journal_has "^xps\txps-cpus@$DEV0:tx-0\t$DEV0\t[0-9]+\t/sys/class/net/$DEV0/queues/tx-0/xps_cpus\t$xps0\$" ||
                 fail "no journal entry with tx-0/xps_cpus's original $xps0" "$(cat "$STATE/restore.journal" 2>&1)"
         expect_eq "$DEVU queue files" "$(dev_files "$DEVU")" "$(grep "^$DEVU/" <<<"$ORIG_FILES")"
         journal_has "$DEVU" && fail "$DEVU is journaled" "$(cat "$STATE/restore.journal")"
@@ -400,7 +400,7 @@ case_kill9_restart_same_profile() {
         # The originals must be the files' values before the first netpolld, not what the killed one wrote.
         local rps0
         rps0=$(grep -F "$DEV0/rx-0/rps_cpus=" <<<"$ORIG_FILES" | cut -d= -f2)
-        journal_has "^rps-cpus@$DEV0\t/sys/class/net/$DEV0/queues/rx-0/rps_cpus\t$rps0\$" ||
+        journal_has "^rps\trps-cpus@$DEV0:rx-0\t$DEV0\t[0-9]+\t/sys/class/net/$DEV0/queues/rx-0/rps_cpus\t$rps0\$" ||
                 fail "the journal does not hold rps_cpus's original $rps0 after the replay" \
                         "$(cat "$STATE/restore.journal" 2>&1)"
         stop_daemon TERM
@@ -437,14 +437,14 @@ case_kill9_restores_napi_values() {
         { wait "$DAEMON_PID"; } 2>/dev/null
         DAEMON_PID=
         expect_eq "NAPI $NAPI0 (defer gro) after kill -9" "$(kernel_napi "$DEV0" | awk '{ print $3, $4 }')" "5 30000"
-        journal_has "^gro-flush-timeout@$DEV0:napi-$NAPI0\tnapi:-:$NAPI0:gro-flush-timeout\t$gro0\$" ||
+        journal_has "^napi\tgro-flush-timeout@$DEV0:napi-$NAPI0\t$DEV0\t[0-9]+\tnapi:$NAPI0:gro-flush-timeout\t$gro0\$" ||
                 fail "no napi: journal entry for gro-flush-timeout" "$(cat "$STATE/restore.journal" 2>&1)"
-        journal_has "^napi-defer-hard-irqs@$DEV0:napi-$NAPI0\tnapi:-:$NAPI0:napi-defer-hard-irqs\t$defer0\$" ||
+        journal_has "^napi\tnapi-defer-hard-irqs@$DEV0:napi-$NAPI0\t$DEV0\t[0-9]+\tnapi:$NAPI0:napi-defer-hard-irqs\t$defer0\$" ||
                 fail "no napi: journal entry for napi-defer-hard-irqs" "$(cat "$STATE/restore.journal" 2>&1)"
         start_daemon --profile itest-irq || return
         k=$(kernel_napi "$DEV0")
         expect_eq "the kernel's per-NAPI values of $DEV0 after the restart" "$k" "$ORIG_NAPI0"
-        log_has "restored gro-flush-timeout@$DEV0:napi-$NAPI0 (napi:-:$NAPI0:gro-flush-timeout) to '$gro0'" ||
+        log_has "restored gro-flush-timeout@$DEV0:napi-$NAPI0 to $gro0" ||
                 fail "no log line for the per-NAPI replay" "$(tail -8 "$LOG")"
         journal_has "\tnapi:" && fail "napi: entries left after the replay" "$(cat "$STATE/restore.journal")"
         ctl get "gro-flush-timeout@$DEV0:napi-$NAPI0"
@@ -458,36 +458,43 @@ case_kill9_restores_napi_values() {
         return 0
 }
 
-# netpollctl set on a queue mask that [irq] steers: netpolld wrote it, so it
-# is netpolld's to restore on stop (ARCHITECTURE.md: a clean stop restores
-# everything), and no "changed outside netpolld" warning is due.
-# A device's masks have one owner: with [irq] steering it, a manual
-# rps-cpus@DEV is refused (exit 2, the message says where to change it) and
-# nothing is written; the stop still restores everything.
-case_manual_rps_on_steered_device_refused() {
+# An administrator's netpollctl set wins over [irq] steering on the same mask
+# (the owner's manual layer over the profile's) until `netpollctl reset` hands
+# it back to the policy; it is netpolld's to restore on stop either way.
+case_manual_rps_on_steered_device_wins() {
         start_daemon || return
-        local cpu=${ONLINE##*[-,]} before
-        before=$(sysq "$DEV0" rx-0/rps_cpus)
+        local cpu=${ONLINE##*[-,]} want
+        want=$(printf '%x' $((1 << cpu)))
         ctl set "rps-cpus@$DEV0" "$cpu"
-        expect_rc 2
-        expect_contains "refusal names [irq]" "$ERR" "steered by profile"
-        expect_eq "$DEV0 rps_cpus unchanged" "$(sysq "$DEV0" rx-0/rps_cpus)" "$before"
+        expect_rc 0
+        expect_eq "$DEV0 rps_cpus after the manual set" "$(sysq "$DEV0" rx-0/rps_cpus | sed 's/^0*//; s/,//g')" "$want"
+        irq_refresh || return
+        expect_eq "$DEV0 rx-0 state" "$(irq_field "$DEV0" rx-0 8)" manual
+        ctl get "rps-cpus@$DEV0"
+        expect_eq "origin" "$(awk 'NR > 1 { print $3 }' <<<"$OUT")" manual
+        ctl reset "rps-cpus@$DEV0"
+        expect_rc 0
+        irq_refresh || return
+        expect_steered "$DEV0"
+        ctl set "rps-cpus@$DEV0" "$cpu"
+        expect_rc 0
         stop_daemon TERM
         expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
         expect_eq "queue files after the stop" "$(dev_files "$DEV0" "$DEVU")" "$ORIG_FILES"
 }
 
 # A queue changed behind netpolld's back is left alone (state external) until
-# `netpollctl reset` hands it back (ARCHITECTURE.md "Ownership"; docs/dbus.md
-# ResetKnob: "also takes back a knob that was changed behind netpolld's back").
+# `netpollctl reset` hands it back. Listing is read-only: the ownership timer
+# notices the change, not the list.
 case_reset_takes_back_external_queue() {
         cat "$LOG" >>"$TMP/earlier.log" # log_has looks at this daemon only
         : >"$LOG"
         start_daemon || return
         echo 1 >"/sys/class/net/$DEV0/queues/rx-0/rps_cpus" || { fail "cannot write $DEV0 rps_cpus"; return; }
+        wait_for 6 log_has "rps-cpus@$DEV0:rx-0 was changed outside netpolld" ||
+                fail "no log line for the outside change" "$(tail -5 "$LOG")"
         irq_refresh || return
         expect_eq "$DEV0 rx-0 state after an outside write" "$(irq_field "$DEV0" rx-0 8)" external
-        log_has "rps-cpus@$DEV0 was changed outside netpolld" || fail "no log line for the outside change"
         ctl reset "rps-cpus@$DEV0"
         expect_rc 0
         irq_refresh || return
@@ -495,6 +502,76 @@ case_reset_takes_back_external_queue() {
         stop_daemon TERM
         expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
         grep -F "$DEV0/rx-0/rps_cpus=" <<<"$ORIG_FILES" | cut -d= -f2 >"/sys/class/net/$DEV0/queues/rx-0/rps_cpus"
+}
+
+# An administrator changes a steered mask by hand and netpolld stops before its
+# timer noticed: the stop must not write the original over the administrator's
+# value (it was netpolld's only while it held what netpolld wrote).
+case_stop_keeps_hand_changed_mask() {
+        start_daemon || return
+        echo 1 >"/sys/class/net/$DEV0/queues/rx-0/rps_cpus" || { fail "cannot write $DEV0 rps_cpus"; return; }
+        stop_daemon TERM
+        expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
+        expect_eq "$DEV0 rps_cpus after the stop" "$(sysq "$DEV0" rx-0/rps_cpus | sed 's/^0*//; s/,//g')" 1
+        grep -F "$DEV0/rx-0/rps_cpus=" <<<"$ORIG_FILES" | cut -d= -f2 >"/sys/class/net/$DEV0/queues/rx-0/rps_cpus"
+}
+
+# Every kind of value reports its changes (KnobChanged), steering and per-NAPI
+# values included, and a per-NAPI value changed by another tool is noticed,
+# left alone and not restored on stop.
+case_changes_signalled_for_every_kind() {
+        local sig=$TMP/signals-kinds defer0
+        read -r _ _ defer0 _ _ <<<"$ORIG_NAPI0"
+        cat "$LOG" >>"$TMP/earlier.log"
+        : >"$LOG"
+        start_daemon --profile itest-noirq || return
+        start_gdbus_monitor "$sig" || true
+        ctl profile set itest-irq
+        expect_rc 0
+        ctl set "gro-flush-timeout@$DEV0:napi-$NAPI0" 30us
+        expect_rc 0
+        if [ -n "$GMON_PID" ]; then
+                expect_signal "$sig" "KnobChanged ('rps-cpus@$DEV0:rx-0'"
+                expect_signal "$sig" "KnobChanged ('gro-flush-timeout@$DEV0:napi-$NAPI0', '0ns', '30000ns', 'manual')"
+        fi
+        ctl set "napi-defer-hard-irqs@$DEV0:napi-$NAPI0" 4
+        expect_rc 0
+        python3 "$NAPI_DUMP" set "$NAPI0" defer 9 || { fail "napi-set from outside failed"; return; }
+        wait_for 6 log_has "napi-defer-hard-irqs@$DEV0:napi-$NAPI0 was changed outside netpolld" ||
+                fail "no log line for the per-NAPI outside change" "$(tail -5 "$LOG")"
+        ctl get "napi-defer-hard-irqs@$DEV0:napi-$NAPI0"
+        expect_eq "origin after the outside change" "$(awk 'NR > 1 { print $2, $3 }' <<<"$OUT")" "9 external"
+        [ -n "$GMON_PID" ] &&
+                expect_signal "$sig" "KnobChanged ('napi-defer-hard-irqs@$DEV0:napi-$NAPI0', '4', '9', 'external')"
+        [ -n "$GMON_PID" ] && kill_and_wait "$GMON_PID"
+        stop_daemon TERM
+        expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
+        expect_eq "the outside value is kept" "$(kernel_napi "$DEV0" | awk -v id="$NAPI0" '$1 == id { print $3 }')" 9
+        python3 "$NAPI_DUMP" set "$NAPI0" defer "$defer0"
+        expect_eq "queue files after the stop" "$(dev_files "$DEV0" "$DEVU")" "$ORIG_FILES"
+}
+
+# Reads change nothing: an unprivileged caller's list, get and irq leave the
+# journal byte for byte, and a get of a knob never used does not make it listed.
+case_reads_change_nothing() {
+        local before after nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+        start_daemon || return
+        before=$(sha256sum "$STATE/restore.journal" 2>/dev/null)
+        echo 1 >"/sys/class/net/$DEV0/queues/rx-0/rps_cpus" || { fail "cannot write $DEV0 rps_cpus"; return; }
+        NETPOLLD_BUS_ADDRESS=$NETPOLLD_BUS_ADDRESS "${nobody[@]}" "$NETPOLLCTL" irq >/dev/null 2>&1 ||
+                fail "unprivileged netpollctl irq failed"
+        NETPOLLD_BUS_ADDRESS=$NETPOLLD_BUS_ADDRESS "${nobody[@]}" "$NETPOLLCTL" get "napi-threaded@$DEVU" >/dev/null 2>&1 ||
+                fail "unprivileged netpollctl get failed"
+        after=$(sha256sum "$STATE/restore.journal" 2>/dev/null)
+        # The timer may have noticed the change meanwhile (every 2 s): then the journal changed by its doing.
+        if ! log_has "rps-cpus@$DEV0:rx-0 was changed outside netpolld"; then
+                expect_eq "journal after unprivileged reads" "$after" "$before"
+        fi
+        ctl list
+        grep -q "napi-threaded@$DEVU" <<<"$OUT" && fail "a get made napi-threaded@$DEVU a listed knob" "$OUT"
+        stop_daemon TERM
+        grep -F "$DEV0/rx-0/rps_cpus=" <<<"$ORIG_FILES" | cut -d= -f2 >"/sys/class/net/$DEV0/queues/rx-0/rps_cpus"
+        expect_eq "queue files after the stop" "$(dev_files "$DEV0" "$DEVU")" "$ORIG_FILES"
 }
 
 case_host_untouched() {
@@ -532,9 +609,13 @@ run_case "kill -9, restart with the same profile: journal keeps the true origina
 run_case "kill -9, restart without [irq]: the journal replay restores RPS/XPS" case_kill9_restart_replays_journal
 run_case "kill -9 after per-NAPI sets: napi: journal entries, the restart sets the originals back" \
         case_kill9_restores_napi_values
-run_case "netpollctl set rps-cpus@DEV on a steered device is refused and changes nothing" \
-        case_manual_rps_on_steered_device_refused
+run_case "netpollctl set rps-cpus@DEV wins over [irq] steering until reset" \
+        case_manual_rps_on_steered_device_wins
 run_case "netpollctl reset hands a queue changed behind netpolld's back back to the policy" \
         case_reset_takes_back_external_queue
+run_case "a mask changed by hand is not written over when netpolld stops" case_stop_keeps_hand_changed_mask
+run_case "steering and per-NAPI changes are signalled; a per-NAPI outside change is left alone" \
+        case_changes_signalled_for_every_kind
+run_case "unprivileged reads change no state" case_reads_change_nothing
 run_case "nothing else on the host changed" case_host_untouched
 tap_done

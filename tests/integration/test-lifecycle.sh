@@ -85,6 +85,29 @@ case_crash_recovery() {
         return 0
 }
 
+# A device's value is journaled by the device's identity, not only its name:
+# netpolld is killed, the device goes away and a new one takes its name (a
+# new ifindex); the next start drops the old device's entry instead of writing
+# its original onto the new device.
+case_replaced_device_not_restored_onto() {
+        make_fixture
+        start_daemon || return
+        ctl set gro-flush-timeout@veth0 7us
+        expect_rc 0
+        expect_file $VETH/gro_flush_timeout 7000
+        stop_daemon KILL
+        expect_contains "journal" "$(cat "$STATE/restore.journal" 2>/dev/null)" "/$VETH/gro_flush_timeout"
+        # veth0 is deleted and a new veth0 appears, with its own value.
+        printf '6\n' >"$ROOT/$VETH/ifindex"
+        printf '4242\n' >"$ROOT/$VETH/gro_flush_timeout"
+        start_daemon --profile itest-budget || return
+        expect_file $VETH/gro_flush_timeout 4242
+        log_has "veth0 is gone or was replaced" || fail "no log line for the dropped entry" "$(tail -n 10 "$LOG")"
+        stop_daemon TERM
+        expect_file $VETH/gro_flush_timeout 4242
+        make_fixture
+}
+
 case_dry_run() {
         local before
         make_fixture # byte-exact start, whatever earlier cases wrote back
@@ -336,6 +359,8 @@ run_case "--check-config accepts the test policy and names FILE:LINE of broken f
 run_case "SIGTERM exits 0, restores every value and removes the journal" case_sigterm_restores
 run_case "restored files are byte-identical to the originals" case_restore_is_byte_exact
 run_case "after kill -9 the journal is replayed at restart, then the profile applied" case_crash_recovery
+run_case "after kill -9, a device replaced under the same name does not get the old device's original" \
+        case_replaced_device_not_restored_onto
 run_case "--dry-run writes nothing and logs what it would set" case_dry_run
 run_case "a corrupt restore journal is refused at start and left untouched" case_corrupt_journal
 run_case "--profile NAME and --profile PATH override the config's profile" case_profile_option

@@ -1,0 +1,757 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * owner.c: the one write path for every kernel value (owner.h). Targets the
+ * owner has seen are kept in a small array (a few hundred at most: knobs,
+ * queues, IRQs); each holds what every layer asks for and what netpolld
+ * expects the kernel to hold.
+ */
+#include "owner.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpuset.h"
+#include "log.h"
+#include "macro.h"
+#include "sysroot.h"
+
+typedef struct Held {
+        Target t;
+        char *layer[_LAYER_MAX];
+        char *expected; /* what the kernel holds by netpolld's doing; NULL: netpolld holds nothing */
+        bool external;
+} Held;
+
+struct Owner {
+        char *sysroot;
+        Journal *journal;
+        bool dry_run;
+        Held *held;
+        size_t n_held;
+        owner_change_fn on_change;
+        void *userdata;
+        TargetBackend napi;
+        bool have_napi;
+};
+
+static const char *const kind_names[_TARGET_KIND_MAX] = {
+        [TARGET_SYSCTL] = "sysctl", [TARGET_SYSFS] = "sysfs", [TARGET_IRQ] = "irq",
+        [TARGET_RPS] = "rps",       [TARGET_XPS] = "xps",     [TARGET_NAPI] = "napi",
+};
+
+const char *target_kind_to_string(TargetKind k) {
+        return k >= 0 && k < _TARGET_KIND_MAX ? kind_names[k] : NULL;
+}
+
+TargetKind target_kind_from_string(const char *s) {
+        for (TargetKind k = 0; s && k < _TARGET_KIND_MAX; k++)
+                if (streq(kind_names[k], s))
+                        return k;
+        return _TARGET_KIND_INVALID;
+}
+
+static const char *const origin_names[_ORIGIN_MAX] = {
+        [ORIGIN_DEFAULT] = "default", [ORIGIN_PROFILE] = "profile",   [ORIGIN_ADAPTIVE] = "adaptive",
+        [ORIGIN_MANUAL] = "manual",   [ORIGIN_EXTERNAL] = "external",
+};
+
+const char *origin_to_string(ValueOrigin o) {
+        return o >= 0 && o < _ORIGIN_MAX ? origin_names[o] : NULL;
+}
+
+static const char *const layer_reasons[_LAYER_MAX] = {
+        [LAYER_PROFILE] = "profile",
+        [LAYER_CONTROLLER] = "adaptive",
+        [LAYER_MANUAL] = "manual",
+};
+
+static void held_done(Held *h) {
+        for (Layer l = 0; l < _LAYER_MAX; l++)
+                free(h->layer[l]);
+        free(h->expected);
+}
+
+int owner_new(Owner **ret, const char *sysroot, Journal *journal, bool dry_run) {
+        Owner *o = calloc(1, sizeof(Owner));
+
+        if (!o)
+                return -ENOMEM;
+        o->sysroot = strdup(sysroot ?: "/");
+        if (!o->sysroot) {
+                free(o);
+                return -ENOMEM;
+        }
+        o->journal = journal;
+        o->dry_run = dry_run;
+        *ret = o;
+        return 0;
+}
+
+Owner *owner_free(Owner *o) {
+        if (!o)
+                return NULL;
+        for (size_t i = 0; i < o->n_held; i++)
+                held_done(&o->held[i]);
+        free(o->held);
+        free(o->sysroot);
+        free(o);
+        return NULL;
+}
+
+void owner_set_change_callback(Owner *o, owner_change_fn fn, void *userdata) {
+        o->on_change = fn;
+        o->userdata = userdata;
+}
+
+void owner_set_napi_backend(Owner *o, const TargetBackend *b) {
+        o->have_napi = b != NULL;
+        o->napi = b ? *b : (TargetBackend){};
+}
+
+/* ---- identity ---------------------------------------------------------------------------- */
+
+/* The ifindex of the device called name now: -ENODEV when there is none. */
+static int device_ifindex(const Owner *o, const char *name) {
+        _cleanup_(freep) char *path = NULL, *text = NULL;
+        char *end;
+        long v;
+        int r;
+
+        if (!ifname_valid(name))
+                return -EINVAL;
+        if (asprintf(&path, "/sys/class/net/%s/ifindex", name) < 0)
+                return -ENOMEM;
+        r = sysroot_read_value(o->sysroot, path, &text);
+        if (r == -ENOENT || r == -ENOTDIR)
+                return -ENODEV;
+        if (r < 0)
+                return r;
+        errno = 0;
+        v = strtol(text, &end, 10);
+        if (errno || *end || v <= 0 || v > INT32_MAX)
+                return -EBADMSG;
+        return (int)v;
+}
+
+/* The ifindex the target's device or NAPI instance has now (-ENODEV: gone), 0 for a value of no device. */
+static int current_ifindex(const Owner *o, TargetKind kind, const char *device, const char *key) {
+        if (kind == TARGET_NAPI) {
+                Target t = { .kind = kind };
+                int r;
+
+                if (!o->have_napi || !o->napi.ifindex)
+                        return -EOPNOTSUPP;
+                snprintf(t.key, sizeof(t.key), "%s", key);
+                r = o->napi.ifindex(o->napi.userdata, &t);
+                return r == -ENOENT ? -ENODEV : r;
+        }
+        return device && *device ? device_ifindex(o, device) : 0;
+}
+
+static int fill_target(Target *t, TargetKind kind, const char *name, const char *device, const char *key) {
+        *t = (Target){ .kind = kind };
+        if (snprintf(t->name, sizeof(t->name), "%s", name) >= (int)sizeof(t->name) ||
+            snprintf(t->device, sizeof(t->device), "%s", strempty(device)) >= (int)sizeof(t->device) ||
+            snprintf(t->key, sizeof(t->key), "%s", key) >= (int)sizeof(t->key) || !journal_key_valid(t->key))
+                return -EINVAL;
+        return 0;
+}
+
+/* fill_target() and the identity the device or NAPI instance has now. */
+static int make_target(const Owner *o, TargetKind kind, const char *name, const char *device, const char *key,
+                       Target *ret) {
+        Target t;
+        int r;
+
+        r = fill_target(&t, kind, name, device, key);
+        if (r < 0)
+                return r;
+        r = current_ifindex(o, kind, device, key);
+        if (r < 0)
+                return r;
+        t.ifindex = r;
+        *ret = t;
+        return 0;
+}
+
+int owner_file_target(const Owner *o, TargetKind kind, const char *name, const char *device, const char *path,
+                      Target *ret) {
+        if (kind < 0 || kind >= _TARGET_KIND_MAX || kind == TARGET_NAPI || !name || !path || startswith(path, "napi:"))
+                return -EINVAL;
+        return make_target(o, kind, name, device, path, ret);
+}
+
+int owner_napi_target(const Owner *o, const char *name, const char *device, uint32_t napi_id, const char *knob,
+                      Target *ret) {
+        char key[64];
+
+        if (!name || !device || !*device || napi_id == 0 || !knob)
+                return -EINVAL;
+        snprintf(key, sizeof(key), "napi:%" PRIu32 ":%s", napi_id, knob);
+        return make_target(o, TARGET_NAPI, name, device, key, ret);
+}
+
+/* ---- kernel I/O ---------------------------------------------------------------------------- */
+
+int owner_read(const Owner *o, const Target *t, char **ret) {
+        if (t->kind == TARGET_NAPI)
+                return o->have_napi ? o->napi.read(o->napi.userdata, t, ret) : -EOPNOTSUPP;
+        return sysroot_read_value(o->sysroot, t->key, ret);
+}
+
+static int kernel_write(const Owner *o, const Target *t, const char *value) {
+        if (t->kind == TARGET_NAPI)
+                return o->have_napi ? o->napi.write(o->napi.userdata, t, value) : -EOPNOTSUPP;
+        return sysroot_write_value(o->sysroot, t->key, value);
+}
+
+/* Both texts as one integer each, when they are. */
+static bool parse_u64(const char *s, uint64_t *ret) {
+        char *end;
+
+        while (*s == ' ' || *s == '\t')
+                s++;
+        if (!(*s >= '0' && *s <= '9'))
+                return false;
+        errno = 0;
+        *ret = strtoull(s, &end, 10);
+        while (*end == ' ' || *end == '\t' || *end == '\n')
+                end++;
+        return errno == 0 && *end == 0;
+}
+
+/* Compares word by word, ignoring how much white space separates them. */
+static bool words_equal(const char *a, const char *b) {
+        for (;;) {
+                while (*a == ' ' || *a == '\t' || *a == '\n')
+                        a++;
+                while (*b == ' ' || *b == '\t' || *b == '\n')
+                        b++;
+                if (!*a || !*b)
+                        return !*a && !*b;
+                for (; *a && *b && !strchr(" \t\n", *a); a++, b++)
+                        if (*a != *b)
+                                return false;
+                if (!strchr(" \t\n", *a) || !strchr(" \t\n", *b))
+                        return false;
+        }
+}
+
+bool owner_value_equal(TargetKind kind, const char *a, const char *b) {
+        CpuSet x, y;
+        uint64_t u, v;
+
+        if (!a || !b)
+                return false;
+        switch (kind) {
+        case TARGET_IRQ:
+                return cpuset_parse_list(a, &x, NULL) >= 0 && cpuset_parse_list(b, &y, NULL) >= 0 &&
+                       cpuset_equal(&x, &y);
+        case TARGET_RPS:
+        case TARGET_XPS:
+                return cpuset_parse_mask(a, &x, NULL) >= 0 && cpuset_parse_mask(b, &y, NULL) >= 0 &&
+                       cpuset_equal(&x, &y);
+        default:
+                if (parse_u64(a, &u) && parse_u64(b, &v))
+                        return u == v;
+                return words_equal(a, b);
+        }
+}
+
+/* ---- held targets ---------------------------------------------------------------------------- */
+
+static Held *find_held(const Owner *o, const char *key) {
+        for (size_t i = 0; i < o->n_held; i++)
+                if (streq(o->held[i].t.key, key))
+                        return &o->held[i];
+        return NULL;
+}
+
+static void drop_held(Owner *o, Held *h) {
+        size_t i = (size_t)(h - o->held);
+
+        held_done(h);
+        memmove(o->held + i, o->held + i + 1, (o->n_held - i - 1) * sizeof(Held));
+        o->n_held--;
+}
+
+/*
+ * The state for t. A held target of the same key whose device has another
+ * ifindex belonged to a device that is gone: its state and journal entry
+ * are forgotten, never applied to the new device.
+ */
+static Held *get_held(Owner *o, const Target *t) {
+        Held *h = find_held(o, t->key), *a;
+
+        if (h && h->t.ifindex != t->ifindex) {
+                log_info("%s: device %s was replaced (ifindex %d, now %d); forgetting what netpolld held there",
+                         h->t.name, h->t.device, h->t.ifindex, t->ifindex);
+                if (o->journal && journal_get(o->journal, h->t.key))
+                        (void)journal_forget(o->journal, h->t.key);
+                drop_held(o, h);
+                h = NULL;
+        }
+        if (h)
+                return h;
+        a = realloc(o->held, (o->n_held + 1) * sizeof(Held));
+        if (!a)
+                return NULL;
+        o->held = a;
+        h = &o->held[o->n_held++];
+        *h = (Held){ .t = *t };
+        return h;
+}
+
+static const char *top_layer(const Held *h, Layer *ret) {
+        for (Layer l = _LAYER_MAX; l-- > 0;)
+                if (h->layer[l]) {
+                        if (ret)
+                                *ret = l;
+                        return h->layer[l];
+                }
+        return NULL;
+}
+
+ValueOrigin owner_origin(const Owner *o, const Target *t) {
+        const Held *h = find_held(o, t->key);
+        Layer l;
+
+        if (!h || h->t.ifindex != t->ifindex)
+                return ORIGIN_DEFAULT;
+        if (h->external)
+                return ORIGIN_EXTERNAL;
+        if (!h->expected || !top_layer(h, &l))
+                return ORIGIN_DEFAULT;
+        return l == LAYER_MANUAL ? ORIGIN_MANUAL : l == LAYER_CONTROLLER ? ORIGIN_ADAPTIVE : ORIGIN_PROFILE;
+}
+
+const char *owner_layer_value(const Owner *o, const Target *t, Layer layer) {
+        const Held *h = find_held(o, t->key);
+        return h && h->t.ifindex == t->ifindex && layer < _LAYER_MAX ? h->layer[layer] : NULL;
+}
+
+static void report(Owner *o, const Target *t, const char *old, const char *new, const char *reason) {
+        if (o->on_change)
+                o->on_change(t, strempty(old), strempty(new), reason, o->userdata);
+}
+
+static int set_string(char **p, const char *v) {
+        char *c = NULL;
+
+        if (v && !(c = strdup(v)))
+                return -ENOMEM;
+        free(*p);
+        *p = c;
+        return 0;
+}
+
+/*
+ * h holds now, netpolld did not write it: the value is somebody else's. The
+ * journal entry goes (never restored over it), the change is reported, and
+ * netpolld leaves it alone until the manual layer speaks.
+ */
+static void mark_external(Owner *o, Held *h, const char *now) {
+        log_warning("%s was changed outside netpolld (%s -> %s); leaving it alone until 'netpollctl reset %s'",
+                    h->t.name, strempty(h->expected), now ?: "unreadable", h->t.name);
+        if (o->journal && journal_get(o->journal, h->t.key))
+                (void)journal_forget(o->journal, h->t.key);
+        h->external = true;
+        report(o, &h->t, h->expected, now, "external");
+        free(h->expected);
+        h->expected = NULL;
+}
+
+/* Whether the kernel holds something else than what netpolld left there (old: the current value). */
+static bool changed_outside(const Held *h, const char *old) {
+        return h->expected && !owner_value_equal(h->t.kind, old, h->expected);
+}
+
+/* Puts back the journaled original of h, if there is one, and drops the entry. */
+static int give_back(Owner *o, Held *h, const char *reason, bool force, char **ret_now) {
+        const JournalEntry *e = o->journal ? journal_get(o->journal, h->t.key) : NULL;
+        _cleanup_(freep) char *old = NULL, *original = NULL;
+        int r;
+
+        (void)owner_read(o, &h->t, &old);
+        if (!force && old && changed_outside(h, old)) {
+                mark_external(o, h, old);
+                if (ret_now)
+                        *ret_now = TAKE_PTR(old);
+                return 0;
+        }
+        if (!e) {
+                /* netpolld found the value in place and never wrote it: nothing to put back. */
+                free(h->expected);
+                h->expected = NULL;
+                if (ret_now)
+                        *ret_now = TAKE_PTR(old);
+                return 0;
+        }
+        original = strdup(e->original);
+        if (!original)
+                return -ENOMEM;
+        if (o->dry_run) {
+                log_info("dry-run: would put %s back to %s (%s)", h->t.name, original, reason);
+                return 0;
+        }
+        r = kernel_write(o, &h->t, original);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        r = journal_forget(o->journal, h->t.key);
+        if (r < 0)
+                return r;
+        free(h->expected);
+        h->expected = NULL;
+        log_info("%s: %s -> %s (%s, original value)", h->t.name, old ?: "?", original, reason);
+        report(o, &h->t, old, original, reason);
+        if (ret_now)
+                *ret_now = TAKE_PTR(original);
+        return 0;
+}
+
+/*
+ * Puts what the highest layer asks for into the kernel: the one write path.
+ * A value changed outside since netpolld wrote it is left alone (external)
+ * unless force (the manual layer: an administrator's explicit word).
+ */
+static int enforce(Owner *o, Held *h, const char *reason, const char *why, bool force, char **ret_now) {
+        _cleanup_(freep) char *old = NULL, *now = NULL;
+        bool recorded = false;
+        const char *want;
+        int r;
+
+        if (h->external) {
+                if (ret_now)
+                        (void)owner_read(o, &h->t, ret_now);
+                return 0;
+        }
+        want = top_layer(h, NULL);
+        if (!want)
+                return give_back(o, h, reason, force, ret_now);
+
+        r = owner_read(o, &h->t, &old);
+        if (r < 0)
+                return r == -ENOENT ? -ENODEV : r;
+        if (!force && changed_outside(h, old)) {
+                mark_external(o, h, old);
+                if (ret_now)
+                        *ret_now = TAKE_PTR(old);
+                return 0;
+        }
+        if (owner_value_equal(h->t.kind, old, want)) {
+                /* In place already: nothing to write, nothing to put back later unless journaled before. */
+                r = set_string(&h->expected, old);
+                if (r >= 0 && ret_now)
+                        *ret_now = TAKE_PTR(old);
+                return r;
+        }
+        if (o->dry_run) {
+                log_info("dry-run: would set %s from %s to %s (%s)", h->t.name, old, want, why ?: reason);
+                if (ret_now)
+                        *ret_now = TAKE_PTR(old);
+                return 0;
+        }
+
+        /* The original is safely on disk before the kernel changes. */
+        if (o->journal && !journal_get(o->journal, h->t.key)) {
+                JournalEntry e = {
+                        .kind = (char *)target_kind_to_string(h->t.kind),
+                        .name = h->t.name,
+                        .device = h->t.device,
+                        .ifindex = h->t.ifindex,
+                        .key = h->t.key,
+                        .original = old,
+                };
+                r = journal_record(o->journal, &e);
+                if (r < 0)
+                        return r;
+                recorded = true;
+        }
+        r = kernel_write(o, &h->t, want);
+        if (r < 0) {
+                if (recorded)
+                        (void)journal_forget(o->journal, h->t.key);
+                return r;
+        }
+        r = owner_read(o, &h->t, &now);
+        if (r < 0)
+                return r;
+        r = set_string(&h->expected, now);
+        if (r < 0)
+                return r;
+        log_info("%s: %s -> %s (%s)", h->t.name, old, now, why ?: reason);
+        report(o, &h->t, old, now, reason);
+        r = owner_value_equal(h->t.kind, now, want) ? 0 : -EDOM;
+        if (ret_now)
+                *ret_now = TAKE_PTR(now);
+        return r;
+}
+
+int owner_set(Owner *o, const Target *t, Layer layer, const char *value, const char *why, char **ret_now) {
+        Held *h;
+        char *prev;
+        int r;
+
+        if (!o || !t || layer >= _LAYER_MAX || !value)
+                return -EINVAL;
+        h = get_held(o, t);
+        if (!h)
+                return -ENOMEM;
+        prev = h->layer[layer];
+        h->layer[layer] = strdup(value);
+        if (!h->layer[layer]) {
+                h->layer[layer] = prev;
+                return -ENOMEM;
+        }
+        /* An administrator's explicit word takes a value back from whoever changed it outside. */
+        bool was_external = h->external;
+        if (layer == LAYER_MANUAL)
+                h->external = false;
+        r = enforce(o, h, layer_reasons[layer], why, layer == LAYER_MANUAL, ret_now);
+        if (r < 0 && r != -EDOM) {
+                /* The kernel refused: the layer does not ask for what it cannot have. */
+                free(h->layer[layer]);
+                h->layer[layer] = prev;
+                h->external = was_external;
+                return r;
+        }
+        free(prev);
+        return r;
+}
+
+int owner_unset(Owner *o, const Target *t, unsigned layers, const char *reason, char **ret_now) {
+        bool manual = layers & LAYER_BIT(LAYER_MANUAL);
+        Held *h;
+
+        if (!o || !t || (layers & ~LAYERS_ALL))
+                return -EINVAL;
+        h = find_held(o, t->key);
+        if (!h || h->t.ifindex != t->ifindex) {
+                if (ret_now)
+                        (void)owner_read(o, t, ret_now);
+                return 0;
+        }
+        for (Layer l = 0; l < _LAYER_MAX; l++)
+                if (layers & LAYER_BIT(l)) {
+                        free(h->layer[l]);
+                        h->layer[l] = NULL;
+                }
+        if (manual && h->external) {
+                /* Reset takes a value back: what it holds now is the original from here on. */
+                h->external = false;
+                free(h->expected);
+                h->expected = NULL;
+        }
+        return enforce(o, h, reason ?: "reset", NULL, manual, ret_now);
+}
+
+/* ---- outside changes, restore --------------------------------------------------------------- */
+
+static void forget(Owner *o, Held *h) {
+        if (o->journal && journal_get(o->journal, h->t.key))
+                (void)journal_forget(o->journal, h->t.key);
+        drop_held(o, h);
+}
+
+int owner_check(Owner *o) {
+        int changed = 0;
+
+        for (size_t i = 0; i < o->n_held;) {
+                Held *h = &o->held[i];
+                _cleanup_(freep) char *now = NULL;
+                int r;
+
+                if (!h->expected || h->external) {
+                        i++;
+                        continue;
+                }
+                r = current_ifindex(o, h->t.kind, h->t.device, h->t.key);
+                if (r >= 0 && r == h->t.ifindex)
+                        r = owner_read(o, &h->t, &now);
+                else if (r >= 0 || r == -ENODEV)
+                        r = -ENODEV;
+                if (r == -ENODEV || r == -ENOENT) {
+                        log_info("%s: %s is gone; forgetting its value", h->t.name,
+                                 *h->t.device ? h->t.device : h->t.key);
+                        forget(o, h);
+                        continue;
+                }
+                i++;
+                if (r >= 0 && owner_value_equal(h->t.kind, now, h->expected))
+                        continue;
+                mark_external(o, h, now);
+                changed++;
+        }
+        return changed;
+}
+
+int owner_forget_device(Owner *o, const char *device) {
+        int n = 0;
+
+        for (size_t i = 0; i < o->n_held;)
+                if (streq(o->held[i].t.device, device)) {
+                        forget(o, &o->held[i]);
+                        n++;
+                } else
+                        i++;
+        return n;
+}
+
+/* s with the first "from" replaced by "to" into buf; false when it does not fit. */
+static bool replace_once(char *buf, size_t size, const char *s, const char *from, const char *to) {
+        const char *at = strstr(s, from);
+
+        if (!at)
+                return snprintf(buf, size, "%s", s) < (int)size;
+        return snprintf(buf, size, "%.*s%s%s", (int)(at - s), s, to, at + strlen(from)) < (int)size;
+}
+
+int owner_rename_device(Owner *o, const char *old_name, const char *new_name) {
+        char old_dir[64], new_dir[64], old_at[32], new_at[32];
+        int n = 0;
+
+        if (!ifname_valid(old_name) || !ifname_valid(new_name))
+                return -EINVAL;
+        snprintf(old_dir, sizeof(old_dir), "/sys/class/net/%s/", old_name);
+        snprintf(new_dir, sizeof(new_dir), "/sys/class/net/%s/", new_name);
+        snprintf(old_at, sizeof(old_at), "@%s", old_name);
+        snprintf(new_at, sizeof(new_at), "@%s", new_name);
+        for (size_t i = 0; i < o->n_held; i++) {
+                Held *h = &o->held[i];
+                Target t = h->t;
+                const JournalEntry *e;
+
+                if (!streq(h->t.device, old_name))
+                        continue;
+                if (!replace_once(t.key, sizeof(t.key), h->t.key, old_dir, new_dir) ||
+                    !replace_once(t.name, sizeof(t.name), h->t.name, old_at, new_at))
+                        continue;
+                snprintf(t.device, sizeof(t.device), "%s", new_name);
+                e = o->journal ? journal_get(o->journal, h->t.key) : NULL;
+                if (e) {
+                        JournalEntry moved = *e;
+                        moved.name = t.name;
+                        moved.device = t.device;
+                        moved.key = t.key;
+                        if (journal_record(o->journal, &moved) < 0)
+                                continue; /* keep the old entry: better restored late than lost */
+                        (void)journal_forget(o->journal, h->t.key);
+                }
+                h->t = t;
+                n++;
+        }
+        return n;
+}
+
+/*
+ * Restores journal entry i: 1 when it is done with (written, or dropped
+ * because its device is gone or replaced), negative errno when the kernel
+ * refused; *ret_error keeps that error.
+ */
+static int restore_entry(Owner *o, const JournalEntry *e, bool *ret_gone) {
+        TargetKind kind = target_kind_from_string(e->kind);
+        Target t;
+        int r;
+
+        *ret_gone = false;
+        if (kind < 0 || fill_target(&t, kind, e->name, e->device, e->key) < 0)
+                return -EBADMSG;
+        t.ifindex = e->ifindex;
+        if (e->ifindex > 0 || kind == TARGET_NAPI) {
+                r = current_ifindex(o, kind, e->device, e->key);
+                if (r == -ENODEV || (r >= 0 && e->ifindex > 0 && r != e->ifindex)) {
+                        *ret_gone = true;
+                        return 0;
+                }
+                if (r < 0 && r != -EOPNOTSUPP)
+                        return r;
+        }
+        r = kernel_write(o, &t, e->original);
+        if (r == -ENOENT) {
+                *ret_gone = true;
+                return 0;
+        }
+        return r;
+}
+
+int owner_restore_all(Owner *o) {
+        int failed = 0, persist_error = 0;
+        bool progress;
+
+        if (!o->journal)
+                return 0;
+        if (o->dry_run) {
+                if (journal_size(o->journal) > 0)
+                        log_notice("dry-run: %zu values in %s would be restored; not restoring them",
+                                   journal_size(o->journal), journal_path(o->journal));
+                return 0;
+        }
+        /*
+         * Keep going after any failure: every other original still belongs back
+         * in the kernel. And go round again while a round restored something:
+         * some values depend on others, so a value refused before its partner
+         * was restored may be accepted after it.
+         */
+        do {
+                progress = false;
+                failed = 0;
+                for (size_t i = 0; i < journal_size(o->journal);) {
+                        const JournalEntry *e = journal_at(o->journal, i);
+                        _cleanup_(freep) char *key = strdup(e->key), *name = strdup(e->name),
+                                              *original = strdup(e->original), *device = strdup(e->device);
+                        bool gone;
+                        int r;
+
+                        if (!key || !name || !original || !device)
+                                return -ENOMEM;
+                        Held *h = find_held(o, key);
+                        _cleanup_(freep) char *now = NULL;
+                        if (h && h->expected && owner_read(o, &h->t, &now) >= 0 && changed_outside(h, now)) {
+                                /* Changed since netpolld wrote it: somebody else's, not written over. */
+                                mark_external(o, h, now);
+                                progress = true;
+                                continue;
+                        }
+                        r = restore_entry(o, e, &gone);
+                        if (r < 0) {
+                                failed++;
+                                i++;
+                                continue;
+                        }
+                        progress = true;
+                        r = journal_forget(o->journal, key);
+                        if (r < 0) {
+                                if (!persist_error)
+                                        persist_error = r;
+                                i++;
+                                continue;
+                        }
+                        h = find_held(o, key);
+                        if (h)
+                                drop_held(o, h);
+                        if (gone)
+                                log_info("%s: %s is gone or was replaced; its original %s is not written anywhere",
+                                         name, *device ? device : key, original);
+                        else
+                                log_info("restored %s to %s", name, original);
+                }
+        } while (failed > 0 && progress);
+
+        /* What is left failed in the last round: say why, once each, without writing again. */
+        for (size_t i = 0; i < journal_size(o->journal); i++) {
+                const JournalEntry *e = journal_at(o->journal, i);
+                log_warning("could not restore %s (%s) to %s; it stays in %s", e->name, e->key, e->original,
+                            journal_path(o->journal));
+        }
+        return persist_error < 0 ? persist_error : (int)journal_size(o->journal);
+}
+
+int owner_discard(Owner *o) {
+        for (size_t i = 0; i < o->n_held; i++)
+                held_done(&o->held[i]);
+        o->n_held = 0;
+        return o->journal ? journal_discard(o->journal) : 0;
+}
