@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # check-catalog-docs.sh: the knob tables in the documents are what the knob
-# catalog (knob_catalog[], daemon/knob.c) says. Each table sits between a
+# catalog (knob_catalog[], daemon/kernel/knob.c) says. Each table sits between a
 # "BEGIN knob table" and an "END knob table" comment and must be exactly the
 # output of `netpolld --dump-catalog=FORMAT` (man pages: man, Markdown:
 # markdown). man/netpolld.conf.5 and docs/dbus.md must hold one; any other

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "irqpin.h"
+#include "napi-backend.h"
 #include "journal.h"
 #include "owner.h"
 #include "log.h"

@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapt.h"
+#include "bus.h"
 #include "irqpin.h"
+#include "napi-backend.h"
 #include "log.h"
 #include "manager-internal.h"
 #include "strv.h"
@@ -60,8 +63,15 @@ Manager *manager_free(Manager *m) {
         free(m->profile_request);
         config_free(m->config);
         profile_free(m->profile);
+        /* Steering and adaptation use the owner and the loop: they go first. */
+        irqpin_free(m->irqpin);
+        adapter_free(m->adapter);
         owner_free(m->owner);
         journal_free(m->journal);
+        napi_backend_free(m->napi);
+        sd_event_source_disable_unref(m->ownership_timer);
+        sd_bus_flush_close_unref(m->bus);
+        sd_event_unref(m->event);
         free(m->knobs);
         free(m);
         return NULL;
@@ -143,8 +153,8 @@ static void on_owner_change(const Target *t, const char *old, const char *new, c
                 log_oom();
                 return;
         }
-        if (m->on_change && !streq(o, n))
-                m->on_change(m, t->name, o, n, reason, m->userdata);
+        if (m->bus && !streq(o, n))
+                bus_emit_knob_changed(m->bus, t->name, o, n, reason);
 }
 
 /* Current value formatted with units (and parsed into *ret when not NULL), or NULL when it cannot be read. */
@@ -324,14 +334,29 @@ static void apply_profile(Manager *m, bool switching) {
         }
 }
 
+/* Adaptation follows the profile's [adaptive], steering its [irq] (once they run). */
+void manager_follow_profile(Manager *m) {
+        int r;
+
+        if (m->adapter) {
+                r = adapter_update(m->adapter);
+                if (r < 0)
+                        log_warning_errno(r, "cannot start adaptation: %m, ignoring");
+        }
+        if (m->irqpin) {
+                r = irqpin_apply(m->irqpin, &m->profile->irq, manager_dry_run(m));
+                if (r < 0)
+                        log_warning_errno(r, "IRQ and queue steering failed: %m, ignoring");
+        }
+}
+
 int manager_apply(Manager *m, DaemonConfig *config, Profile *profile, bool switching) {
         config_free(m->config);
         m->config = config;
         profile_free(m->profile);
         m->profile = profile;
         apply_profile(m, switching);
-        if (m->on_applied)
-                m->on_applied(m, m->applied_userdata);
+        manager_follow_profile(m);
         return 0;
 }
 

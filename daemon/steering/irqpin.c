@@ -14,7 +14,7 @@
 #include "irqpin-internal.h"
 #include "log.h"
 #include "nl-util.h"
-#include "steer.h"
+#include "netdev-sysfs.h"
 #include "strv.h"
 #include "topology.h"
 

@@ -14,7 +14,7 @@
 #include "irqpin.h"
 #include "netdev-genl.h"
 #include "placement.h"
-#include "steer.h"
+#include "netdev-sysfs.h"
 
 /* One row: a queue, or an rx/tx pair served by one vector. */
 typedef struct Slot {

@@ -1,31 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * netpolld.c: main() and wiring only: options, the order of start-up, the
- * event loop with its signal and timer sources, and sd_notify. What each
- * step does lives in its module (policy, manager, bus, caps).
+ * netpolld.c: main(): options, --check-config and --dump-catalog; the
+ * daemon itself is the Manager's (manager_run(), core/manager-run.c).
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <systemd/sd-bus.h>
-#include <systemd/sd-daemon.h>
-#include <systemd/sd-event.h>
 
-#include "adapt.h"
-#include "bus.h"
-#include "caps.h"
 #include "check-config.h"
-#include "irqpin.h"
 #include "knob-doc.h"
 #include "log.h"
 #include "manager.h"
 #include "strv.h"
-
-/* How often values are compared with what netpolld last wrote, to notice outside changes. */
-#define OWNERSHIP_CHECK_USEC (2 * UINT64_C(1000000))
 
 static char *arg_config = NULL;
 static char *arg_profile = NULL;
@@ -200,72 +188,8 @@ static int parse_argv(int argc, char *argv[]) {
         return set_log_level();
 }
 
-typedef struct Context {
-        Manager *manager;
-        sd_bus *bus;
-} Context;
-
-static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        Context *ctx = userdata;
-        Manager *m = ctx->manager;
-        int r;
-
-        log_info("received %s, stopping", strsignal((int)si->ssi_signo));
-        sd_notify(false, "STOPPING=1\nSTATUS=Restoring knobs");
-        r = manager_stop(m);
-        return sd_event_exit(sd_event_source_get_event(s), r < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
-}
-
-static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        Context *ctx = userdata;
-        _cleanup_(freep) char *msg = NULL;
-
-        (void)bus_reload(ctx->bus, ctx->manager, &msg);
-        return 0;
-}
-
-static int on_ownership_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Context *ctx = userdata;
-
-        int r;
-
-        manager_check_external(ctx->manager);
-        r = sd_event_source_set_time_relative(s, OWNERSHIP_CHECK_USEC);
-        if (r < 0)
-                return r;
-        /* A time source is one-shot: arm it again. */
-        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-}
-
-/* After every apply: adaptation follows the profile's [adaptive], steering its [irq]. */
-static void on_applied(Manager *m, void *userdata) {
-        int r;
-
-        r = adapter_update(m->adapter);
-        if (r < 0)
-                log_warning_errno(r, "cannot start adaptation: %m, ignoring");
-        if (m->irqpin) {
-                r = irqpin_apply(m->irqpin, &m->profile->irq, manager_dry_run(m));
-                if (r < 0)
-                        log_warning_errno(r, "IRQ and queue steering failed: %m, ignoring");
-        }
-}
-
 static int run(void) {
-        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(napi_backend_freep) NapiBackend *napi_backend = NULL;
         _cleanup_(manager_freep) Manager *m = NULL;
-        _cleanup_(adapter_freep) Adapter *adapter = NULL;
-        _cleanup_(irqpin_freep) IrqPin *irqpin = NULL;
-        _cleanup_(config_freep) DaemonConfig *config = NULL;
-        _cleanup_(profile_freep) Profile *profile = NULL;
-        _cleanup_(strv_freep) char **errors = NULL;
-        _cleanup_(freep) char *msg = NULL;
-        Context ctx = {};
-        sigset_t mask;
-        int r;
-
         ManagerOptions o = {
                 .config_path = arg_config,
                 .profile = arg_profile,
@@ -274,88 +198,12 @@ static int run(void) {
                 .state_dir = arg_state_dir,
                 .dry_run = arg_dry_run,
         };
+        int r;
+
         r = manager_new(&m, &o);
         if (r < 0)
                 return log_error_errno(r, "cannot set up: %m");
-
-        /* Refuse a bad configuration before touching anything. */
-        r = manager_load_policy(m, NULL, &config, &profile, &errors);
-        if (r < 0) {
-                for (char **e = errors; e && *e; e++)
-                        log_error("%s", *e);
-                return log_error_errno(r, "refusing to start with an invalid configuration");
-        }
-
-        r = caps_drop_to_minimum();
-        if (r < 0)
-                return log_error_errno(r, "cannot drop capabilities: %m");
-        if (r > 0)
-                log_debug("not privileged: no capabilities to drop");
-
-        r = sd_event_default(&event);
-        if (r < 0)
-                return log_error_errno(r, "cannot create the event loop: %m");
-        r = sd_event_set_watchdog(event, true);
-        if (r < 0)
-                return log_error_errno(r, "cannot enable the watchdog: %m");
-
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGHUP);
-        sigprocmask(SIG_BLOCK, &mask, NULL);
-        ctx.manager = m;
-        if ((r = sd_event_add_signal(event, NULL, SIGTERM, on_terminate, &ctx)) < 0 ||
-            (r = sd_event_add_signal(event, NULL, SIGINT, on_terminate, &ctx)) < 0 ||
-            (r = sd_event_add_signal(event, NULL, SIGHUP, on_reload, &ctx)) < 0)
-                return log_error_errno(r, "cannot watch signals: %m");
-
-        /* The bus name is also the single-instance lock: take it before touching the journal. */
-        r = bus_setup(&bus, event, m, arg_bus_address);
-        if (r == -EEXIST)
-                return log_error_errno(r, "another netpolld already owns %s on this bus", BUS_NAME);
-        if (r < 0)
-                return log_error_errno(r, "cannot connect to %s: %m", arg_bus_address ?: "the system bus");
-        ctx.bus = bus;
-
-        /* Per-NAPI values are restored over netlink, already in the crash replay of manager_start(). */
-        r = napi_backend_new(&napi_backend);
-        if (r < 0)
-                return log_oom();
-        m->napi_backend = napi_backend_ops(napi_backend);
-
-        r = manager_start(m, TAKE_PTR(config), TAKE_PTR(profile), &msg);
-        if (r < 0)
-                return log_error_errno(r, "%s", msg ?: strerror(-r));
-
-        r = adapter_new(&adapter, m, event);
-        if (r < 0)
-                return log_error_errno(r, "cannot set up adaptation: %m");
-        m->adapter = adapter;
-
-        /* Writes through the owner, which manager_start() made. */
-        r = irqpin_new(&irqpin, event, m->sysroot, m->owner);
-        if (r < 0)
-                log_warning_errno(r, "cannot follow network devices over netlink: %m; IRQ and queue steering is off");
-        m->irqpin = irqpin;
-
-        m->on_applied = on_applied;
-        on_applied(m, NULL);
-
-        r = sd_event_add_time_relative(event, NULL, CLOCK_MONOTONIC, OWNERSHIP_CHECK_USEC, 0, on_ownership_timer,
-                                       &ctx);
-        if (r < 0)
-                return log_error_errno(r, "cannot add a timer: %m");
-
-        log_info("running with profile %s (%s)%s", m->profile->name, m->profile->path,
-                 manager_dry_run(m) ? " in dry-run mode" : "");
-        sd_notifyf(false, "READY=1\nSTATUS=Profile %s, %s mode%s", m->profile->name, adapter_mode(adapter),
-                   manager_dry_run(m) ? ", dry run" : "");
-
-        r = sd_event_loop(event);
-        if (r < 0)
-                return log_error_errno(r, "event loop failed: %m");
-        return r == EXIT_SUCCESS ? 0 : -EIO;
+        return manager_run(m, arg_bus_address);
 }
 
 int main(int argc, char *argv[]) {

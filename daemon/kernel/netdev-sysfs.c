@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * steer.c: device facts from sysfs, and the steering files' paths and reads.
+ * netdev-sysfs.c: device facts from sysfs, and the steering files' paths and reads.
  */
-#include "steer.h"
+#include "netdev-sysfs.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -18,8 +18,7 @@
 /*
  * Connects (address NULL: the system bus), registers the object (and
  * org.freedesktop.LogControl1, bus-logcontrol.h) and takes the name, attached
- * to the event loop. The manager's change callback is wired to
- * emit KnobChanged.
+ * to the event loop.
  */
 int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address);
 
@@ -29,6 +28,9 @@ int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address);
  * negative errno (return it from the handler).
  */
 int bus_check_privileged(sd_bus_message *message, sd_bus_error *error);
+
+/* The KnobChanged signal (values as people read them, with units). */
+void bus_emit_knob_changed(sd_bus *bus, const char *name, const char *old, const char *new, const char *reason);
 
 /* PropertiesChanged for the properties a reload or profile switch can change. */
 void bus_emit_state_changed(sd_bus *bus);

@@ -61,9 +61,7 @@ int bus_check_privileged(sd_bus_message *message, sd_bus_error *error) {
                                 "Changing netpolld's knobs, profile, mode or logging needs root or CAP_NET_ADMIN.");
 }
 
-static void emit_knob_changed(Manager *m, const char *name, const char *old, const char *new, const char *reason,
-                              void *userdata) {
-        sd_bus *bus = userdata;
+void bus_emit_knob_changed(sd_bus *bus, const char *name, const char *old, const char *new, const char *reason) {
         int r = sd_bus_emit_signal(bus, BUS_PATH, BUS_INTERFACE, "KnobChanged", "ssss", name, old, new, reason);
         if (r < 0)
                 log_warning_errno(r, "could not emit KnobChanged for %s: %m, ignoring", name);
@@ -86,8 +84,6 @@ int bus_reload(sd_bus *bus, Manager *m, char **ret_message) {
 
         sd_notify(false, "RELOADING=1\nSTATUS=Reloading configuration");
         r = manager_reload(m, ret_message);
-        if (r >= 0)
-                (void)adapter_update(m->adapter);
         if (r < 0)
                 log_error("reload refused, the running configuration stays in force:\n%s",
                           strempty(*ret_message));
@@ -362,7 +358,6 @@ static int method_set_profile(sd_bus_message *message, void *userdata, sd_bus_er
         r = manager_switch_profile(m, name, &msg);
         if (r < 0)
                 return bus_error_from_manager(error, r, msg);
-        (void)adapter_update(m->adapter);
         log_info("switched to profile %s (%s)", m->profile->name, m->profile->path);
         bus_emit_state_changed(sd_bus_message_get_bus(message));
         notify_status(m);
@@ -590,8 +585,6 @@ int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address) {
         if (r < 0)
                 return r;
 
-        m->on_change = emit_knob_changed;
-        m->userdata = bus;
         *ret = TAKE_PTR(bus);
         return 0;
 }

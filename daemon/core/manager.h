@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * manager.h: the daemon's state and every operation that changes a knob:
- * applying a profile, manual set and reset, taking note of values changed
- * behind netpolld's back, and restoring on stop. It owns the restore journal
- * and the per-knob origin. It does not know about D-Bus: the bus layer calls
- * in and is called back (on_change) for each change.
+ * manager.h: the daemon's root object. A Manager owns everything the daemon
+ * runs: the event loop, the bus connection, the policy (netpolld.conf and the
+ * active profile), the restore journal and the owner of every kernel value,
+ * the adaptive loop (monitor + controller) and IRQ/queue steering. main()
+ * only parses options and calls manager_run(). Operations on knobs (apply a
+ * profile, set, reset, adaptive moves, stop) are here and in manager-ops.c;
+ * the daemon's life (start-up order, signals, timers) in manager-run.c.
  *
  * Operations that fail return a negative errno with a specific meaning (see
  * MANAGER_E_*) and a message a person can act on in *ret_message.
@@ -14,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
 
 #include "journal.h"
 #include "knob.h"
@@ -37,10 +41,7 @@ typedef struct KnobState {
 typedef struct Manager Manager;
 typedef struct Adapter Adapter;
 typedef struct IrqPin IrqPin;
-
-/* Called for every change of a knob's value (old/new formatted with units). */
-typedef void (*manager_change_fn)(Manager *m, const char *name, const char *old, const char *new,
-                                  const char *reason, void *userdata);
+typedef struct NapiBackend NapiBackend;
 
 typedef struct ManagerOptions {
         const char *config_path;      /* NULL: the default file */
@@ -64,20 +65,18 @@ struct Manager {
         Profile *profile;
         Journal *journal;
         Owner *owner;                 /* every kernel value netpolld changes; made by manager_start() */
-        const TargetBackend *napi_backend; /* per-NAPI values (irqpin); set before manager_start() */
+        const TargetBackend *napi_backend; /* per-NAPI values; set before manager_start() */
+        NapiBackend *napi;            /* what napi_backend points into, when manager_run() made it */
+
+        sd_event *event;              /* manager_run(): the event loop, */
+        sd_bus *bus;                  /* the bus connection (NULL in tools and tests), */
+        sd_event_source *ownership_timer; /* and the 2 s check for outside changes */
 
         KnobState *knobs;
         size_t n_knobs;
 
-        manager_change_fn on_change;
-        void *userdata;
-
-        /* Called after a reload or profile switch applied the new profile. */
-        void (*on_applied)(Manager *m, void *userdata);
-        void *applied_userdata;
-
-        Adapter *adapter; /* the adaptive loop (adapt.h), owned by main */
-        IrqPin *irqpin;   /* IRQ and queue steering (irqpin.h), owned by main; NULL when netlink failed */
+        Adapter *adapter; /* the adaptive loop (adapt.h); NULL before manager_run() made it */
+        IrqPin *irqpin;   /* IRQ and queue steering (irqpin.h); NULL when netlink failed */
 };
 
 int manager_new(Manager **ret, const ManagerOptions *o);
@@ -111,6 +110,8 @@ int manager_start(Manager *m, DaemonConfig *config, Profile *profile, char **ret
  * otherwise a reload (manual and external values are kept).
  */
 int manager_apply(Manager *m, DaemonConfig *config, Profile *profile, bool switching);
+/* After a profile is applied: adaptation follows its [adaptive], steering its [irq] (once they run). */
+void manager_follow_profile(Manager *m);
 
 /* The listed knob instance, created when missing. NULL on ENOMEM. */
 KnobState *manager_knob_state(Manager *m, const KnobRef *ref);
@@ -150,3 +151,13 @@ int manager_adapt(Manager *m, const char *name, uint64_t expected, uint64_t valu
 
 /* On stop: restores every recorded original (rollback auto) or forgets them (not-on-exit). */
 int manager_stop(Manager *m);
+
+/*
+ * The daemon: refuses an invalid configuration before touching anything, drops
+ * capabilities, takes the bus name (bus_address NULL: the system bus), replays
+ * a journal a crash left, applies the profile, starts adaptation, steering and
+ * the ownership check, tells systemd it is ready and runs until SIGTERM/SIGINT
+ * (restore) with SIGHUP as reload. 0 after a clean stop, else a negative errno
+ * (logged).
+ */
+int manager_run(Manager *m, const char *bus_address);

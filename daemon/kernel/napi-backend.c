@@ -1,63 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * irqpin-napi.c: per-NAPI values over the netdev family. Which instance a
- * reference means (irqpin_napi_get), and the owner's backend for "napi:"
- * targets (napi_backend_*), which reads and writes them with napi-get and
- * napi-set on a socket of its own: the crash replay at start-up needs it
- * before any IrqPin exists.
+ * napi-backend.c: the owner's backend for per-NAPI values (napi-backend.h):
+ * napi-get and napi-set of the netdev family on a socket of its own.
  */
+#include "napi-backend.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "irqpin-internal.h"
-#include "log.h"
-
-/* The NAPI instance ref means, checked to belong to ref->device. */
-static int resolve(NetdevGenl *g, const NapiRef *ref, NapiInfo *ret) {
-        uint32_t id = ref->napi_id;
-        int ifindex, r;
-
-        ifindex = netdev_genl_ifindex(g, ref->device);
-        if (ifindex < 0)
-                return ifindex;
-        if (id == 0) {
-                r = netdev_genl_queue_napi(g, ifindex, ref->kind, ref->index, &id);
-                if (r == -EINVAL)
-                        return -ENOENT; /* no such queue (the kernel checked the range) */
-                if (r < 0)
-                        return r;
-                if (id == 0)
-                        return -ENOENT;
-        }
-        r = netdev_genl_napi_get(g, id, ret);
-        if (r < 0)
-                return r;
-        return ret->ifindex == ifindex ? 0 : -ENOENT;
-}
-
-int irqpin_napi_get(IrqPin *p, const NapiRef *ref, uint64_t *ret_value, uint32_t *ret_napi_id) {
-        NapiInfo info;
-        int r;
-
-        if (!p || !ref || ref->knob >= _NAPI_KNOB_MAX || !ret_value)
-                return -EINVAL;
-        if (!p->genl)
-                return -EOPNOTSUPP;
-        r = resolve(p->genl, ref, &info);
-        if (r < 0)
-                return r;
-        if (!info.has[ref->knob])
-                return -EOPNOTSUPP;
-        *ret_value = info.value[ref->knob];
-        if (ret_napi_id)
-                *ret_napi_id = info.id;
-        return 0;
-}
-
-/* ---- the owner's backend ----------------------------------------------------------------- */
+#include "macro.h"
+#include "netdev-genl.h"
 
 struct NapiBackend {
         NetdevGenl *genl; /* opened on first use */

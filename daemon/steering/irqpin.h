@@ -11,8 +11,7 @@
  * restored on stop and after a crash with everything else, and given way
  * to an administrator's netpollctl set (manual layer) until reset.
  *
- * It also finds the NAPI instance a per-NAPI reference means, and provides
- * the owner's backend for per-NAPI values.
+ * It also finds the NAPI instance a per-NAPI reference means.
  *
  * irqpin logs device events and what it changes (it runs at the daemon's
  * edge); its functions still return negative errno on failure.
@@ -111,21 +110,7 @@ bool irqpin_irqbalance_running(const IrqPin *p);
  * kernel lacks napi-get (before 6.13) or this knob; -ENODEV for an unknown
  * device; -ENOENT when the queue has no NAPI instance or the instance is
  * not the device's. Changes go through the owner (owner.h), with the
- * backend below.
+ * backend of napi-backend.h.
  */
 int irqpin_napi_get(IrqPin *p, const NapiRef *ref, uint64_t *ret_value, uint32_t *ret_napi_id);
 
-/*
- * The owner's backend for per-NAPI targets ("napi:ID:KNOB"): napi-get and
- * napi-set on a socket of its own in netpolld's network namespace, opened
- * on first use, so that the crash replay at start-up works before an IrqPin
- * exists. An instance that is gone reads as -ENOENT. Does not log.
- */
-typedef struct NapiBackend NapiBackend;
-int napi_backend_new(NapiBackend **ret);
-NapiBackend *napi_backend_free(NapiBackend *b);
-static inline void napi_backend_freep(NapiBackend **b) {
-        if (*b)
-                napi_backend_free(*b);
-}
-const TargetBackend *napi_backend_ops(NapiBackend *b);

@@ -13,7 +13,7 @@
 
 #include "macro.h"
 #include "napi.h"
-#include "steer.h"
+#include "netdev-sysfs.h"
 #include "testutil.h"
 
 static char *root;

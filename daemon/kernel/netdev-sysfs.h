@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * steer.h: the file side of IRQ and queue steering, below the sysroot:
+ * netdev-sysfs.h: the file side of IRQ and queue steering, below the sysroot:
  * what sysfs says about a device (driver, PCI function, MSI IRQs, NUMA node,
  * queues), its queue IRQs from /proc/interrupts names, the paths and reads of
  * /proc/irq/N/smp_affinity_list and queues/{rx,tx}-N/{rps,xps}_cpus (writes

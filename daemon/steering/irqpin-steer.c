@@ -12,7 +12,7 @@
 
 #include "irqpin-internal.h"
 #include "log.h"
-#include "steer.h"
+#include "netdev-sysfs.h"
 
 static const char *const file_labels[3] = {
         [STEER_IRQ] = "irq-affinity",

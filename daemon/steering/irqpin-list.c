@@ -11,7 +11,7 @@
 
 #include "irqpin-internal.h"
 #include "log.h"
-#include "steer.h"
+#include "netdev-sysfs.h"
 
 /* What the file holds as a CPU list; "" when it has none or cannot be read. */
 static char *read_list(IrqPin *p, const Device *d, const Slot *s, SteerFile f) {

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * manager-run.c: the daemon's life (manager_run(), manager.h): the order of
+ * start-up, the event sources (signals, the ownership check) and the stop.
+ * Every object made here belongs to the Manager and goes with it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+
+#include "adapt.h"
+#include "bus.h"
+#include "caps.h"
+#include "irqpin.h"
+#include "log.h"
+#include "manager.h"
+#include "napi-backend.h"
+#include "strv.h"
+
+/* How often values are compared with what netpolld last wrote, to notice outside changes. */
+#define OWNERSHIP_CHECK_USEC (2 * UINT64_C(1000000))
+
+static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+        int r;
+
+        log_info("received %s, stopping", strsignal((int)si->ssi_signo));
+        sd_notify(false, "STOPPING=1\nSTATUS=Restoring knobs");
+        r = manager_stop(m);
+        return sd_event_exit(m->event, r < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
+}
+
+static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+        _cleanup_(freep) char *msg = NULL;
+
+        (void)bus_reload(m->bus, m, &msg);
+        return 0;
+}
+
+static int on_ownership_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        int r;
+
+        manager_check_external(m);
+        r = sd_event_source_set_time_relative(s, OWNERSHIP_CHECK_USEC);
+        if (r < 0)
+                return r;
+        /* A time source is one-shot: arm it again. */
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+static int setup_loop(Manager *m) {
+        sigset_t mask;
+        int r;
+
+        r = sd_event_new(&m->event);
+        if (r < 0)
+                return log_error_errno(r, "cannot create the event loop: %m");
+        r = sd_event_set_watchdog(m->event, true);
+        if (r < 0)
+                return log_error_errno(r, "cannot enable the watchdog: %m");
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        if ((r = sd_event_add_signal(m->event, NULL, SIGTERM, on_terminate, m)) < 0 ||
+            (r = sd_event_add_signal(m->event, NULL, SIGINT, on_terminate, m)) < 0 ||
+            (r = sd_event_add_signal(m->event, NULL, SIGHUP, on_reload, m)) < 0)
+                return log_error_errno(r, "cannot watch signals: %m");
+        return 0;
+}
+
+int manager_run(Manager *m, const char *bus_address) {
+        _cleanup_(config_freep) DaemonConfig *config = NULL;
+        _cleanup_(profile_freep) Profile *profile = NULL;
+        _cleanup_(strv_freep) char **errors = NULL;
+        _cleanup_(freep) char *msg = NULL;
+        int r;
+
+        /* Refuse a bad configuration before touching anything. */
+        r = manager_load_policy(m, NULL, &config, &profile, &errors);
+        if (r < 0) {
+                for (char **e = errors; e && *e; e++)
+                        log_error("%s", *e);
+                return log_error_errno(r, "refusing to start with an invalid configuration");
+        }
+
+        r = caps_drop_to_minimum();
+        if (r < 0)
+                return log_error_errno(r, "cannot drop capabilities: %m");
+        if (r > 0)
+                log_debug("not privileged: no capabilities to drop");
+
+        r = setup_loop(m);
+        if (r < 0)
+                return r;
+
+        /* The bus name is also the single-instance lock: take it before touching the journal. */
+        r = bus_setup(&m->bus, m->event, m, bus_address);
+        if (r == -EEXIST)
+                return log_error_errno(r, "another netpolld already owns %s on this bus", BUS_NAME);
+        if (r < 0)
+                return log_error_errno(r, "cannot connect to %s: %m", bus_address ?: "the system bus");
+
+        /* Per-NAPI values are restored over netlink, already in the crash replay of manager_start(). */
+        r = napi_backend_new(&m->napi);
+        if (r < 0)
+                return log_oom();
+        m->napi_backend = napi_backend_ops(m->napi);
+
+        r = manager_start(m, TAKE_PTR(config), TAKE_PTR(profile), &msg);
+        if (r < 0)
+                return log_error_errno(r, "%s", msg ?: strerror(-r));
+
+        r = adapter_new(&m->adapter, m, m->event);
+        if (r < 0)
+                return log_error_errno(r, "cannot set up adaptation: %m");
+        /* Writes through the owner, which manager_start() made. */
+        r = irqpin_new(&m->irqpin, m->event, m->sysroot, m->owner);
+        if (r < 0)
+                log_warning_errno(r, "cannot follow network devices over netlink: %m; IRQ and queue steering is off");
+        manager_follow_profile(m);
+
+        r = sd_event_add_time_relative(m->event, &m->ownership_timer, CLOCK_MONOTONIC, OWNERSHIP_CHECK_USEC, 0,
+                                       on_ownership_timer, m);
+        if (r < 0)
+                return log_error_errno(r, "cannot add a timer: %m");
+
+        log_info("running with profile %s (%s)%s", m->profile->name, m->profile->path,
+                 manager_dry_run(m) ? " in dry-run mode" : "");
+        sd_notifyf(false, "READY=1\nSTATUS=Profile %s, %s mode%s", m->profile->name, adapter_mode(m->adapter),
+                   manager_dry_run(m) ? ", dry run" : "");
+
+        r = sd_event_loop(m->event);
+        if (r < 0)
+                return log_error_errno(r, "event loop failed: %m");
+        return r == EXIT_SUCCESS ? 0 : -EIO;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * napi-backend.h: the owner's backend for per-NAPI targets ("napi:ID:KNOB",
+ * owner.h): napi-get and napi-set of the netdev generic netlink family on a
+ * socket of its own in netpolld's network namespace, opened on first use,
+ * so that the crash replay at start-up works before steering exists. An
+ * instance that is gone reads as -ENOENT. Does not log.
+ */
+#pragma once
+
+#include "owner.h"
+
+typedef struct NapiBackend NapiBackend;
+
+int napi_backend_new(NapiBackend **ret);
+NapiBackend *napi_backend_free(NapiBackend *b);
+static inline void napi_backend_freep(NapiBackend **b) {
+        if (*b)
+                napi_backend_free(*b);
+}
+const TargetBackend *napi_backend_ops(NapiBackend *b);
