@@ -162,8 +162,7 @@ START_TEST(test_log_journal_target_without_journald_writes_stderr) {
         struct stat st;
 
         if (stat("/run/systemd/journal/socket", &st) == 0) {
-                printf("skipping test_log_journal_target_without_journald_writes_stderr: journald runs here\n");
-                return;
+                tu_skip("journald runs here");
         }
         log_set_target(LOG_TARGET_JOURNAL);
         _cleanup_(freep) char *out = capture_stderr(log_error_with_errno);

@@ -378,7 +378,7 @@ START_TEST(test_sampler_allocates_nothing_per_sample) {
         ck_assert_int_eq(failed, 0);
         ck_assert_uint_eq(after - before, 0);
 #else
-        printf("SKIP test_sampler_allocates_nothing_per_sample: the sanitizer owns malloc\n");
+        tu_skip("the sanitizer owns malloc");
 #endif
 }
 END_TEST

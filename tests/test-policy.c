@@ -125,8 +125,7 @@ START_TEST(test_config_default_file_missing_means_defaults) {
         _cleanup_(config_freep) DaemonConfig *c = NULL;
 
         if (access(NETPOLLD_CONF_FILE, F_OK) == 0) {
-                printf("SKIP: %s exists on this machine\n", NETPOLLD_CONF_FILE);
-                return;
+                tu_skip("%s exists on this machine", NETPOLLD_CONF_FILE);
         }
         ck_assert_int_eq(config_load(&c, NULL, NULL), 0);
         ck_assert_ptr_null(c->path);
