@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * metrics.h: the Prometheus text exposition of what netpolld knows. Pure:
+ * plain structs in (gathered by the caller), text out; no I/O, no clock, no
+ * logging. Every family gets # HELP and # TYPE, names start with netpolld_
+ * and use base units (times in seconds, counts as they are). Label values
+ * are escaped (backslash, double quote, newline) as the format requires.
+ *
+ * Families (see netpolld.conf(5), METRICS):
+ *   netpolld_knob_supported{knob}               gauge 0/1, every listed knob
+ *   netpolld_knob_seconds{knob,origin}          gauge, time knobs
+ *   netpolld_knob_value{knob,origin}            gauge, count knobs
+ *   netpolld_knob_cpus{knob,origin}             gauge, CPU-set knobs: how many CPUs
+ *   netpolld_controller_decisions_total{knob,direction,reason}  counter
+ *   netpolld_busy_poll_rx_packets_total         counter, TcpExt BusyPollRxPackets
+ *   netpolld_queue_info{device,queue,napi_id,irq,cpus,rps_cpus,xps_cpus,state}  gauge 1
+ *   netpolld_cpu_runnable_tasks{cpu}            gauge, tasks waiting for the CPU
+ *   netpolld_cpu_pressure_some_ratio            gauge, PSI cpu "some" share of the last interval
+ *   netpolld_cpu_time_squeeze_total{cpu}        counter, softnet_stat time_squeeze
+ * A family whose source is missing keeps its HELP and TYPE and has no samples.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum MetricsKnobKind {
+        METRICS_KNOB_COUNT,
+        METRICS_KNOB_TIME,  /* value in units of unit_ns nanoseconds */
+        METRICS_KNOB_CPUS,  /* value is the number of CPUs in the set */
+} MetricsKnobKind;
+
+typedef struct MetricsKnob {
+        const char *name;   /* "busy-read", "gro-flush-timeout@eth1" */
+        const char *origin; /* "default", "profile", ... */
+        MetricsKnobKind kind;
+        uint64_t unit_ns;   /* METRICS_KNOB_TIME */
+        bool supported;
+        bool has_value;     /* false: unsupported or unreadable, no value sample */
+        uint64_t value;
+} MetricsKnob;
+
+typedef struct MetricsDecision {
+        const char *knob;
+        const char *direction; /* "up" or "down" */
+        const char *reason;    /* a short stable word */
+        uint64_t count;
+} MetricsDecision;
+
+typedef struct MetricsQueue {
+        const char *device, *queue;
+        uint32_t napi_id; /* 0: none (label "") */
+        int32_t irq;      /* -1: none (label "") */
+        const char *cpus, *rps_cpus, *xps_cpus, *state;
+} MetricsQueue;
+
+typedef struct MetricsCpu {
+        unsigned cpu;
+        uint64_t runnable_milli;
+        bool has_time_squeeze;
+        uint64_t time_squeeze; /* running total */
+} MetricsCpu;
+
+typedef struct MetricsInput {
+        const MetricsKnob *knobs;
+        size_t n_knobs;
+        const MetricsDecision *decisions;
+        size_t n_decisions;
+        bool has_busy_poll_rx;
+        uint64_t busy_poll_rx_packets;
+        const MetricsQueue *queues;
+        size_t n_queues;
+        const MetricsCpu *cpus; /* online CPUs */
+        size_t n_cpus;
+        bool has_psi;
+        uint64_t psi_some_milli;
+} MetricsInput;
+
+/* The exposition text (caller frees) in *ret. 0, or -ENOMEM. */
+int metrics_format(const MetricsInput *in, char **ret);
+
+/* Prints v / 10^decimals as a decimal ("1.5", "0.00005", "3"); buf needs 32 bytes. */
+char *metrics_format_fixed(char *buf, size_t size, uint64_t v, unsigned decimals);
