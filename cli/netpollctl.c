@@ -69,6 +69,12 @@ static const Verb verbs[] = {
           "retrying, external (changed behind netpolld's back, left alone), manual\n"
           "(netpollctl set rps-cpus@DEV or xps-cpus@DEV holds it until reset), failed,\n"
           "or unmanaged (no [irq] policy for the device)." },
+        { "metrics", 0, 0, verb_metrics, "metrics",
+          "Print netpolld's metrics in the Prometheus text format.\n\n"
+          "Knob values (times in seconds) and origins, controller decisions,\n"
+          "busy-poll packets, queues and their IRQ placement, per-CPU load and\n"
+          "time_squeeze; the families are listed in netpolld.conf(5). Open to every\n"
+          "caller. --json wraps the text as {\"metrics\": TEXT}." },
         { "monitor", 0, 0, verb_monitor, "monitor [--once]",
           "Watch per-CPU load and knob changes as they happen.\n\n"
           "On a terminal: a screen refreshed every second with the runnable depth,\n"

@@ -102,5 +102,6 @@ CtlStatus verb_profile(int argc, char **argv);
 CtlStatus verb_reload(int argc, char **argv);
 CtlStatus verb_monitor(int argc, char **argv);
 CtlStatus verb_irq(int argc, char **argv);
+CtlStatus verb_metrics(int argc, char **argv);
 CtlStatus verb_pause(int argc, char **argv);
 CtlStatus verb_resume(int argc, char **argv);

@@ -127,6 +127,7 @@ START_TEST(test_control_step_load_yields_after_hold_and_returns_after_dwell) {
         ck_assert_uint_eq(s.last[0].old_value, 50);
         ck_assert_uint_eq(s.last[0].value, 0);
         ck_assert_str_eq(s.last[0].reason, "runnable 1.8 > 1.0 for 3 samples: busy polling yields to the waiting tasks");
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_CONTENTION);
         ck_assert_int_eq(s.last[1].knob, CONTROL_BUSY_POLL);
         ck_assert_uint_eq(s.last[1].value, 0);
 
@@ -138,6 +139,7 @@ START_TEST(test_control_step_load_yields_after_hold_and_returns_after_dwell) {
         ck_assert_uint_eq(s.last[0].value, 50);
         ck_assert_uint_eq(s.last[1].value, 50);
         ck_assert_str_eq(s.last[0].reason, "runnable 0.5 <= 1.0 for 10 samples: busy polling restored");
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_UNCONTENDED);
         sim_steps(&s, 50, 500, 0, 0);
         ck_assert_uint_eq(s.moves[CONTROL_BUSY_READ], 2);
         ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 2);
@@ -234,6 +236,7 @@ START_TEST(test_control_squeeze_burst_raises_to_cap_and_decays_to_home) {
         ck_assert_int_eq(s.n_last, 2);
         ck_assert_int_eq(s.last[0].knob, CONTROL_NETDEV_BUDGET);
         ck_assert_str_eq(s.last[0].reason, "time_squeeze 500/s > 100/s for 3 samples: +75 (cap 600)");
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_SQUEEZE);
         ck_assert_int_eq(s.last[1].knob, CONTROL_NETDEV_BUDGET_TIME);
 
         sim_steps(&s, 57, 0, 500, 0); /* squeezing through step 59 */
@@ -251,6 +254,7 @@ START_TEST(test_control_squeeze_burst_raises_to_cap_and_decays_to_home) {
         ck_assert_uint_eq(s.moves[CONTROL_NETDEV_BUDGET], 4);
         ck_assert_int_eq(sim_step(&s, 0, 0, 0), 2);
         ck_assert_str_eq(s.last[0].reason, "no time_squeeze above 100/s for 10s: -75 toward 300");
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_QUIET);
         sim_steps(&s, 200, 0, 0, 0);
         ck_assert_uint_eq(s.moves[CONTROL_NETDEV_BUDGET], 8);
         ck_assert_uint_eq(s.moves[CONTROL_NETDEV_BUDGET_TIME], 6);

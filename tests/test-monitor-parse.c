@@ -4,6 +4,7 @@
  * this machine's kernel or written to the kernel's documented formats
  * (tests/data/monitor/, see its README), and odd content of every kind.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "macro.h"
@@ -359,6 +360,26 @@ START_TEST(test_softirqs_rejects_odd_content) {
 }
 END_TEST
 
+START_TEST(test_netstat_busy_poll_rx_packets) {
+        const char *text = "TcpExt: SyncookiesSent BusyPollRxPackets TCPAutoCorking\n"
+                           "TcpExt: 0 1234567 9\n"
+                           "IpExt: InNoRoutes BusyPollRxPackets\n"
+                           "IpExt: 5 6\n";
+        uint64_t v = 0;
+
+        ck_assert_int_eq(netstat_field_parse(text, "TcpExt", "BusyPollRxPackets", &v), 0);
+        ck_assert_uint_eq(v, 1234567);
+        ck_assert_int_eq(netstat_field_parse(text, "IpExt", "BusyPollRxPackets", &v), 0);
+        ck_assert_uint_eq(v, 6);
+        ck_assert_int_eq(netstat_field_parse(text, "TcpExt", "NoSuchField", &v), -ENOENT);
+        ck_assert_int_eq(netstat_field_parse(text, "MPTcpExt", "BusyPollRxPackets", &v), -ENOENT);
+        ck_assert_int_eq(netstat_field_parse("TcpExt: A B\nTcpExt: 1\n", "TcpExt", "B", &v), -EBADMSG);
+        ck_assert_int_eq(netstat_field_parse("TcpExt: A B\nTcpExt: 1 x\n", "TcpExt", "B", &v), -EBADMSG);
+        ck_assert_int_eq(netstat_field_parse("TcpExt: A B\n", "TcpExt", "B", &v), -EBADMSG);
+        ck_assert_uint_eq(v, 6);
+}
+END_TEST
+
 static Suite *monitor_parse_suite(void) {
         Suite *s = suite_create("monitor-parse");
         TCase *tc;
@@ -401,6 +422,10 @@ static Suite *monitor_parse_suite(void) {
         tcase_add_test(tc, test_softirqs_2_cpus);
         tcase_add_test(tc, test_softirqs_64_cpus);
         tcase_add_test(tc, test_softirqs_rejects_odd_content);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("netstat");
+        tcase_add_test(tc, test_netstat_busy_poll_rx_packets);
         suite_add_tcase(s, tc);
 
         return s;

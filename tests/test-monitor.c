@@ -221,6 +221,25 @@ START_TEST(test_sampler_rates_between_two_samples) {
 }
 END_TEST
 
+START_TEST(test_sampler_time_squeeze_totals_are_the_raw_counters) {
+        World w = { .procs_running = 2, .squeeze = { 2, 7 } };
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+        uint64_t v = 99;
+
+        ck_assert(!monitor_time_squeeze_total(m, 0, &v)); /* no sample yet */
+        ck_assert_uint_eq(v, 99);
+        ck_assert_int_eq(monitor_sample(m, 1000 * MS), 0);
+        ck_assert(monitor_time_squeeze_total(m, 1, &v));
+        ck_assert_uint_eq(v, 7);
+        w.squeeze[0] += 40;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 1100 * MS), 1);
+        ck_assert(monitor_time_squeeze_total(m, 0, &v));
+        ck_assert_uint_eq(v, 42);
+        ck_assert(!monitor_time_squeeze_total(m, 2, &v));
+}
+END_TEST
+
 START_TEST(test_sampler_sched_debug_counts_waiting_tasks) {
         World w = { .sched_debug = true, .procs_running = 5, .nr_running = { 3, 1 } };
         _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
@@ -433,6 +452,7 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_prefers_schedstat_then_sched_debug_then_procs_running);
         tcase_add_test(tc, test_sampler_uses_psi_only_when_readable);
         tcase_add_test(tc, test_sampler_needs_stat_softnet_and_softirqs);
+        tcase_add_test(tc, test_sampler_time_squeeze_totals_are_the_raw_counters);
         tcase_add_test(tc, test_sampler_rates_between_two_samples);
         tcase_add_test(tc, test_sampler_sched_debug_counts_waiting_tasks);
         tcase_add_test(tc, test_sampler_procs_running_spreads_over_online_cpus);

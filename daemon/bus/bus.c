@@ -442,6 +442,16 @@ static int method_get_load(sd_bus_message *message, void *userdata, sd_bus_error
         return sd_bus_send(NULL, reply, NULL);
 }
 
+static int method_get_metrics(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(freep) char *text = NULL;
+        int r;
+
+        r = manager_metrics(userdata, &text);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(message, "s", text);
+}
+
 static int method_list_irqs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Manager *m = userdata;
@@ -546,6 +556,8 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("SetMode", SD_BUS_ARGS("s", mode), SD_BUS_NO_RESULT, method_set_mode, PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetLoad", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("s", source, "b", psi, "a(utttttt)", cpus), method_get_load,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetMetrics", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", text), method_get_metrics,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
 
         SD_BUS_SIGNAL_WITH_ARGS("KnobChanged", SD_BUS_ARGS("s", name, "s", old, "s", new, "s", reason), 0),

@@ -27,6 +27,8 @@ struct Adapter {
         uint64_t read_at_us[_CONTROL_KNOB_MAX];
         uint64_t read_value[_CONTROL_KNOB_MAX];
         int read_result[_CONTROL_KNOB_MAX];
+        /* Decisions applied since start, by knob and cause (for the metrics). */
+        uint64_t decisions[_CONTROL_KNOB_MAX][_CONTROL_CAUSE_MAX];
 };
 
 static uint64_t now_ns(void) {
@@ -241,8 +243,46 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                         log_notice("%s", out[i].reason);
                         continue;
                 }
-                if (manager_adapt(a->manager, name, out[i].old_value, out[i].value, out[i].reason) == -ESTALE)
+                r = manager_adapt(a->manager, name, out[i].old_value, out[i].value, out[i].reason);
+                if (r == -ESTALE)
                         a->read_at_us[out[i].knob] = 0; /* read it afresh next time */
+                else if (r > 0)
+                        a->decisions[out[i].knob][out[i].cause]++;
         }
         return 0;
+}
+
+/* Which causes can move which knob: busy polling yields and comes back, budgets grow and decay. */
+static bool cause_moves(ControlKnob k, ControlCause c) {
+        switch (c) {
+        case CONTROL_CAUSE_CONTENTION:
+        case CONTROL_CAUSE_UNCONTENDED:
+        case CONTROL_CAUSE_KERNEL_YIELDS:
+                return k == CONTROL_BUSY_READ || k == CONTROL_BUSY_POLL;
+        case CONTROL_CAUSE_SQUEEZE:
+        case CONTROL_CAUSE_QUIET:
+                return k == CONTROL_NETDEV_BUDGET || k == CONTROL_NETDEV_BUDGET_TIME || k == CONTROL_SOFTIRQ_BUDGET;
+        default:
+                return false;
+        }
+}
+
+size_t adapter_decisions(const Adapter *a, AdapterDecisionCount *ret, size_t max) {
+        size_t n = 0;
+
+        for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
+                for (size_t c = 0; c < _CONTROL_CAUSE_MAX; c++) {
+                        if (!cause_moves((ControlKnob)k, (ControlCause)c))
+                                continue;
+                        if (n < max)
+                                ret[n] = (AdapterDecisionCount){
+                                        .knob = control_knob_name((ControlKnob)k),
+                                        .up = c == CONTROL_CAUSE_UNCONTENDED || c == CONTROL_CAUSE_KERNEL_YIELDS ||
+                                              c == CONTROL_CAUSE_SQUEEZE,
+                                        .reason = control_cause_to_string((ControlCause)c),
+                                        .count = a->decisions[k][c],
+                                };
+                        n++;
+                }
+        return n;
 }

@@ -44,3 +44,18 @@ const Monitor *adapter_monitor(const Adapter *a);
  * -ENODEV when the monitor could not start (its reason was logged).
  */
 int adapter_load(Adapter *a, const Monitor **ret);
+
+/* Knob changes the controller applied since start, for one (knob, cause) pair. */
+typedef struct AdapterDecisionCount {
+        const char *knob;   /* "busy-read" */
+        bool up;            /* the cause raises the knob (else lowers it) */
+        const char *reason; /* control_cause_to_string() */
+        uint64_t count;
+} AdapterDecisionCount;
+
+/*
+ * Fills ret with up to max counts, one for every (knob, cause) pair the
+ * controller can apply, zeros included; returns how many pairs there are
+ * (call with max 0 to size the array).
+ */
+size_t adapter_decisions(const Adapter *a, AdapterDecisionCount *ret, size_t max);

@@ -205,7 +205,9 @@ int manager_adapt(Manager *m, const char *name, uint64_t expected, uint64_t valu
         if (knob_read(&ref, m->sysroot, &cur) >= 0 && cur.num != expected)
                 return -ESTALE;
         r = write_knob(m, &ref, &v, ORIGIN_ADAPTIVE, why, &msg);
-        if (r < 0)
+        if (r < 0) {
                 log_warning("%s, ignoring", msg ?: strerror(-r));
-        return r;
+                return r;
+        }
+        return 1;
 }

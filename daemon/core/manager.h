@@ -145,9 +145,19 @@ const char *manager_profile_request(const Manager *m);
  * reason "adaptive", why in the log) on the grounds that the knob holds
  * `expected`. Knobs a person set or changed outside netpolld are left alone
  * (returns 0 without writing); -ESTALE when the knob no longer holds
- * `expected` (nothing written: decide again with the new value).
+ * `expected` (nothing written: decide again with the new value); 1 when
+ * the value was written (or, in a dry run, logged).
  */
 int manager_adapt(Manager *m, const char *name, uint64_t expected, uint64_t value, const char *why);
+
+/*
+ * The Prometheus text exposition of knobs, controller decisions, busy-poll
+ * packets, queues and per-CPU load (sensing/metrics.h) in *ret (caller
+ * frees). Reads only. When adaptation is not running it samples the monitor
+ * (as GetLoad does). 0 or -ENOMEM; sources that cannot be read leave their
+ * families empty.
+ */
+int manager_metrics(Manager *m, char **ret);
 
 /* On stop: restores every recorded original (rollback auto) or forgets them (not-on-exit). */
 int manager_stop(Manager *m);

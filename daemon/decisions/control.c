@@ -63,6 +63,18 @@ static const char *milli(char *buf, size_t size, uint64_t v) {
         return buf;
 }
 
+const char *control_cause_to_string(ControlCause c) {
+        static const char *const names[] = {
+                [CONTROL_CAUSE_CONTENTION] = "contention",
+                [CONTROL_CAUSE_UNCONTENDED] = "uncontended",
+                [CONTROL_CAUSE_KERNEL_YIELDS] = "kernel-yields",
+                [CONTROL_CAUSE_SQUEEZE] = "squeeze",
+                [CONTROL_CAUSE_QUIET] = "quiet",
+                [CONTROL_CAUSE_BACKLOG_DROPS] = "backlog-drops",
+        };
+        return (unsigned)c < ELEMENTSOF(names) ? names[c] : NULL;
+}
+
 static bool may_move(const Step *st, ControlKnob k) {
         const ControlKnobInput *ki = &st->in->knobs[k];
 
@@ -71,7 +83,8 @@ static bool may_move(const Step *st, ControlKnob k) {
         return !st->s->moved[k] || st->in->now_us - st->s->last_move_us[k] >= st->in->cfg->min_dwell_us;
 }
 
-_printf_(5, 6) static void emit(Step *st, ControlKind kind, ControlKnob k, uint64_t value, const char *fmt, ...) {
+_printf_(6, 7) static void emit(Step *st, ControlKind kind, ControlKnob k, ControlCause cause, uint64_t value,
+                                const char *fmt, ...) {
         ControlDecision *d;
         va_list ap;
 
@@ -81,6 +94,7 @@ _printf_(5, 6) static void emit(Step *st, ControlKind kind, ControlKnob k, uint6
         *d = (ControlDecision){
                 .kind = kind,
                 .knob = k,
+                .cause = cause,
                 .old_value = st->in->knobs[k].current,
                 .value = value,
         };
@@ -106,15 +120,16 @@ static void step_yield(Step *st, ControlKnob k) {
         milli(now, sizeof(now), st->in->runnable_milli);
         milli(thr, sizeof(thr), cfg->runqueue_threshold_milli);
         if (lower)
-                emit(st, CONTROL_SET, k, target,
+                emit(st, CONTROL_SET, k, CONTROL_CAUSE_CONTENTION, target,
                      "runnable %s > %s for %u samples: busy polling yields to the waiting tasks", now, thr,
                      st->s->load_high);
         else if (st->s->yielding)
-                emit(st, CONTROL_SET, k, target, "%s is on: the kernel yields by itself, busy polling restored",
+                emit(st, CONTROL_SET, k, CONTROL_CAUSE_KERNEL_YIELDS, target,
+                     "%s is on: the kernel yields by itself, busy polling restored",
                      control_knob_name(CONTROL_BUSY_LOOP_THRESHOLD));
         else
-                emit(st, CONTROL_SET, k, target, "runnable %s <= %s for %u samples: busy polling restored", now,
-                     thr, st->s->load_low);
+                emit(st, CONTROL_SET, k, CONTROL_CAUSE_UNCONTENDED, target,
+                     "runnable %s <= %s for %u samples: busy polling restored", now, thr, st->s->load_low);
 }
 
 static void step_budget(Step *st, ControlKnob k, uint64_t cap) {
@@ -134,7 +149,7 @@ static void step_budget(Step *st, ControlKnob k, uint64_t cap) {
                         return;
                 next = MIN(add_sat(MAX(ki->current, ki->home), step), cap);
                 if (next > ki->current)
-                        emit(st, CONTROL_SET, k, next,
+                        emit(st, CONTROL_SET, k, CONTROL_CAUSE_SQUEEZE, next,
                              "time_squeeze %" PRIu64 "/s > %" PRIu64 "/s for %u samples: +%" PRIu64
                              " (cap %" PRIu64 ")",
                              st->in->squeeze_per_sec, cfg->squeeze_threshold, st->s->squeeze_high,
@@ -144,7 +159,7 @@ static void step_budget(Step *st, ControlKnob k, uint64_t cap) {
         if (ki->current <= ki->home || st->in->now_us - st->s->last_squeeze_us < cfg->quiet_period_us)
                 return;
         next = ki->current - ki->home > step ? ki->current - step : ki->home;
-        emit(st, CONTROL_SET, k, next,
+        emit(st, CONTROL_SET, k, CONTROL_CAUSE_QUIET, next,
              "no time_squeeze above %" PRIu64 "/s for %s: -%" PRIu64 " toward %" PRIu64, cfg->squeeze_threshold,
              policy_format_usec(quiet, sizeof(quiet), cfg->quiet_period_us), ki->current - next, ki->home);
 }
@@ -157,11 +172,11 @@ static void step_backlog(Step *st) {
         if (st->s->backlog_advised || st->s->drops_high < MAX(st->in->cfg->hold, 1u))
                 return;
         if (ki->supported)
-                emit(st, CONTROL_ADVICE, CONTROL_NETDEV_MAX_BACKLOG, ki->current,
+                emit(st, CONTROL_ADVICE, CONTROL_NETDEV_MAX_BACKLOG, CONTROL_CAUSE_BACKLOG_DROPS, ki->current,
                      "backlog drops %" PRIu64 "/s for %u samples: %s (%" PRIu64 ") is the knob to raise",
                      st->in->drops_per_sec, st->s->drops_high, name, ki->current);
         else
-                emit(st, CONTROL_ADVICE, CONTROL_NETDEV_MAX_BACKLOG, ki->current,
+                emit(st, CONTROL_ADVICE, CONTROL_NETDEV_MAX_BACKLOG, CONTROL_CAUSE_BACKLOG_DROPS, ki->current,
                      "backlog drops %" PRIu64 "/s for %u samples: %s is the knob to raise",
                      st->in->drops_per_sec, st->s->drops_high, name);
         st->s->backlog_advised = st->n > before;

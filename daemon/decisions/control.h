@@ -68,6 +68,20 @@ typedef enum ControlKind {
         CONTROL_ADVICE, /* tell the administrator; nothing to write (value = old_value) */
 } ControlKind;
 
+/* Why a decision was made, as a stable word for counters (the free-text reason is for the log). */
+typedef enum ControlCause {
+        CONTROL_CAUSE_CONTENTION,    /* runnable depth high: busy polling lowered */
+        CONTROL_CAUSE_UNCONTENDED,   /* runnable depth low again: busy polling restored */
+        CONTROL_CAUSE_KERNEL_YIELDS, /* busy-loop-threshold on: busy polling restored */
+        CONTROL_CAUSE_SQUEEZE,       /* time_squeeze high: a budget raised */
+        CONTROL_CAUSE_QUIET,         /* no squeeze for the quiet period: a budget stepped down */
+        CONTROL_CAUSE_BACKLOG_DROPS, /* advice only */
+        _CONTROL_CAUSE_MAX,
+} ControlCause;
+
+/* "contention", "uncontended", "kernel-yields", "squeeze", "quiet", "backlog-drops"; NULL for an invalid value. */
+const char *control_cause_to_string(ControlCause c);
+
 #define CONTROL_REASON_MAX 160
 /* A step never makes more decisions than this. */
 #define CONTROL_DECISIONS_MAX 8
@@ -75,6 +89,7 @@ typedef enum ControlKind {
 typedef struct ControlDecision {
         ControlKind kind;
         ControlKnob knob;
+        ControlCause cause;
         uint64_t old_value; /* the input's current value */
         uint64_t value;
         char reason[CONTROL_REASON_MAX]; /* "runnable 1.8 > 1.0 for 3 samples: ..." */

@@ -458,3 +458,62 @@ int softirqs_parse(const char *text, SoftirqCpu *cpus, size_t n) {
                 return r;
         return softirqs_scan(text, cpus, n);
 }
+
+/* The next space-separated word of [*p, end): its start and length; false at the end. */
+static bool next_word(const char **p, const char *end, const char **ret, size_t *ret_len) {
+        const char *s = *p;
+
+        while (s < end && *s == ' ')
+                s++;
+        if (s >= end)
+                return false;
+        *ret = s;
+        while (s < end && *s != ' ')
+                s++;
+        *ret_len = (size_t)(s - *ret);
+        *p = s;
+        return true;
+}
+
+int netstat_field_parse(const char *text, const char *group, const char *name, uint64_t *ret) {
+        size_t glen = strlen(group), nlen = strlen(name);
+
+        for (const char *line = text; line && *line;) {
+                const char *eol = strchrnul(line, '\n'), *values, *veol, *w, *p;
+                size_t len, index = 0;
+                bool found = false;
+
+                if ((size_t)(eol - line) <= glen || strncmp(line, group, glen) != 0 || line[glen] != ':') {
+                        line = *eol ? eol + 1 : eol;
+                        continue;
+                }
+                if (!*eol)
+                        return -EBADMSG; /* names without values */
+                values = eol + 1;
+                veol = strchrnul(values, '\n');
+                if (strncmp(values, group, glen) != 0 || values[glen] != ':')
+                        return -EBADMSG;
+                for (p = line + glen + 1; next_word(&p, eol, &w, &len); index++)
+                        if (len == nlen && strncmp(w, name, nlen) == 0) {
+                                found = true;
+                                break;
+                        }
+                if (!found)
+                        return -ENOENT;
+                p = values + glen + 1;
+                for (size_t i = 0; i <= index; i++)
+                        if (!next_word(&p, veol, &w, &len))
+                                return -EBADMSG;
+                {
+                        uint64_t v = 0;
+                        for (size_t i = 0; i < len; i++) {
+                                if (w[i] < '0' || w[i] > '9' || v > (UINT64_MAX - 9) / 10)
+                                        return -EBADMSG;
+                                v = v * 10 + (uint64_t)(w[i] - '0');
+                        }
+                        *ret = v;
+                }
+                return 0;
+        }
+        return -ENOENT;
+}

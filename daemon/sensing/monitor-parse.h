@@ -94,3 +94,10 @@ typedef struct SoftirqCpu {
  * must be present.
  */
 int softirqs_parse(const char *text, SoftirqCpu *cpus, size_t n);
+
+/*
+ * /proc/net/netstat (and /proc/net/snmp): pairs of lines "GROUP: NAME..."
+ * then "GROUP: VALUE...". *ret gets the value of group's field name.
+ * -ENOENT when the kernel does not count it, -EBADMSG for odd content.
+ */
+int netstat_field_parse(const char *text, const char *group, const char *name, uint64_t *ret);

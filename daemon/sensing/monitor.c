@@ -376,6 +376,14 @@ const char *monitor_source_to_string(MonitorSource s) {
         return NULL;
 }
 
+bool monitor_time_squeeze_total(const Monitor *m, size_t cpu, uint64_t *ret) {
+        /* After a sample, prev holds it (the readings swap). */
+        if (!m->have_prev || cpu >= m->n_cpus || !m->prev->softnet[cpu].present)
+                return false;
+        *ret = m->prev->softnet[cpu].time_squeeze;
+        return true;
+}
+
 bool monitor_uses_psi(const Monitor *m) {
         return m->psi;
 }

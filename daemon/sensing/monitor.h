@@ -101,6 +101,12 @@ size_t monitor_n_cpus(const Monitor *m);
 /* The last sample of one CPU, NULL when cpu >= monitor_n_cpus(). Owned by the monitor. */
 const MonitorCpu *monitor_cpu(const Monitor *m, size_t cpu);
 const MonitorSystem *monitor_system(const Monitor *m);
+/*
+ * The running total of time_squeeze (softnet_stat) of one CPU at the last
+ * sample, for exporting as a counter. false before the first sample and for
+ * a CPU missing from it.
+ */
+bool monitor_time_squeeze_total(const Monitor *m, size_t cpu, uint64_t *ret);
 
 /* Busiest runnable depth and summed rates over cpus (NULL: all); offline CPUs count as idle. */
 void monitor_load(const Monitor *m, const CpuSet *cpus, MonitorLoad *ret);
