@@ -105,6 +105,37 @@ START_TEST(test_config_every_key_rejects_bad_value) {
 }
 END_TEST
 
+START_TEST(test_config_metrics_file) {
+        _cleanup_(config_freep) DaemonConfig *c = NULL, *off = NULL;
+        _cleanup_(strv_freep) char **errs = NULL;
+        _cleanup_(freep) char *path = tu_join(dir, "n.conf"), *text = NULL, *file = tu_join(dir, "m.prom");
+
+        ck_assert_int_ge(asprintf(&text, "[daemon]\nmetrics-file = %s\n", file), 0);
+        write_file("n.conf", text);
+        ck_assert_int_eq(config_load(&c, path, NULL), 0);
+        ck_assert_str_eq(c->metrics_file, file);
+
+        write_file("n.conf", "[daemon]\nmetrics-file =\n");
+        ck_assert_int_eq(config_load(&off, path, NULL), 0);
+        ck_assert_ptr_null(off->metrics_file);
+
+        write_file("n.conf", "[daemon]\nmetrics-file = m.prom\n");
+        errs = config_errors("n.conf", -EINVAL);
+        assert_errors(errs, "$D/n.conf:2: [daemon] metrics-file: invalid value 'm.prom': expected the absolute path "
+                            "of a file, such as /var/lib/prometheus/node-exporter/netpolld.prom, or nothing (off)");
+        strv_free(errs);
+        write_file("n.conf", "[daemon]\n# a directory that is not there\nmetrics-file = /nonexistent-netpolld/m.prom\n");
+        errs = config_errors("n.conf", -EINVAL);
+        assert_errors(errs, "$D/n.conf:3: [daemon] metrics-file: invalid value '/nonexistent-netpolld/m.prom': "
+                            "directory /nonexistent-netpolld does not exist");
+        strv_free(errs);
+        write_file("n.conf", "[daemon]\nmetrics-file = /tmp/\n");
+        errs = config_errors("n.conf", -EINVAL);
+        assert_errors(errs, "$D/n.conf:2: [daemon] metrics-file: invalid value '/tmp/': expected the absolute path "
+                            "of a file, such as /var/lib/prometheus/node-exporter/netpolld.prom, or nothing (off)");
+}
+END_TEST
+
 START_TEST(test_config_profile_may_be_path) {
         _cleanup_(config_freep) DaemonConfig *c = NULL;
         _cleanup_(freep) char *path = tu_join(dir, "n.conf");
@@ -140,7 +171,7 @@ START_TEST(test_config_unknown_section_and_key) {
         errs = config_errors("n.conf", -EINVAL);
         assert_errors(errs, "$D/n.conf:1: [deamon]: unknown section (expected [daemon])",
                       "$D/n.conf:4: [daemon] profil: unknown key (expected one of: profile, interval, rollback, "
-                      "dry-run, state-dir)");
+                      "dry-run, state-dir, metrics-file)");
 }
 END_TEST
 
@@ -430,6 +461,7 @@ static Suite *policy_suite(void) {
         tcase_add_test(tc, test_config_empty_file_gives_defaults);
         tcase_add_test(tc, test_config_interval_units_and_bounds);
         tcase_add_test(tc, test_config_every_key_rejects_bad_value);
+        tcase_add_test(tc, test_config_metrics_file);
         tcase_add_test(tc, test_config_profile_may_be_path);
         tcase_add_test(tc, test_config_explicit_missing_file_is_error);
         tcase_add_test(tc, test_config_default_file_missing_means_defaults);

@@ -9,8 +9,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "adapt.h"
@@ -205,5 +207,40 @@ int manager_metrics(Manager *m, char **ret) {
                 r = metrics_format(&in, ret);
         }
         irq_rows_free(rows, n_rows);
+        return r;
+}
+
+int manager_write_metrics_file(Manager *m, const char *path) {
+        _cleanup_(freep) char *text = NULL, *tmp = NULL;
+        _cleanup_(closep) int fd = -EBADF;
+        size_t len, done = 0;
+        int r;
+
+        r = manager_metrics(m, &text);
+        if (r < 0)
+                return r;
+        /* Beside the target, so rename() is atomic; no .prom suffix, so a textfile collector skips it. */
+        if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+                return -ENOMEM;
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        len = strlen(text);
+        while (done < len) {
+                ssize_t n = write(fd, text + done, len - done);
+                if (n < 0) {
+                        r = negative_errno();
+                        goto fail;
+                }
+                done += (size_t)n;
+        }
+        /* Readable by a collector running as another user (mkostemp makes 0600). */
+        if (fchmod(fd, 0644) < 0 || rename(tmp, path) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        return 0;
+fail:
+        (void)unlink(tmp);
         return r;
 }

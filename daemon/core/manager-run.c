@@ -40,16 +40,60 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
-static int on_ownership_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-        int r;
-
-        manager_check_external(m);
-        r = sd_event_source_set_time_relative(s, OWNERSHIP_CHECK_USEC);
+/* A time source is one-shot: arms it again, usec from now. */
+static int timer_rearm(sd_event_source *s, uint64_t usec) {
+        int r = sd_event_source_set_time_relative(s, usec);
         if (r < 0)
                 return r;
-        /* A time source is one-shot: arm it again. */
         return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+static int on_ownership_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        manager_check_external(userdata);
+        return timer_rearm(s, OWNERSHIP_CHECK_USEC);
+}
+
+#define METRICS_FILE_USEC (1 * UINT64_C(1000000))
+
+static void metrics_file_write(Manager *m) {
+        const char *path = m->config ? m->config->metrics_file : NULL;
+        int r;
+
+        if (!path)
+                return;
+        r = manager_write_metrics_file(m, path);
+        if (r < 0 && r != m->metrics_error)
+                log_warning_errno(r, "cannot write the metrics file %s: %m, retrying every second", path);
+        else if (r >= 0 && m->metrics_error < 0)
+                log_info("metrics file %s written again", path);
+        m->metrics_error = r < 0 ? r : 0;
+}
+
+static int on_metrics_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        metrics_file_write(userdata);
+        return timer_rearm(s, METRICS_FILE_USEC);
+}
+
+void manager_follow_metrics_file(Manager *m) {
+        bool on = m->config && m->config->metrics_file;
+        int r;
+
+        if (!m->event)
+                return;
+        if (!on) {
+                if (m->metrics_timer)
+                        (void)sd_event_source_set_enabled(m->metrics_timer, SD_EVENT_OFF);
+                return;
+        }
+        /* Written at once (start, reload), then every second. */
+        metrics_file_write(m);
+        if (!m->metrics_timer)
+                r = sd_event_add_time_relative(m->event, &m->metrics_timer, CLOCK_MONOTONIC, METRICS_FILE_USEC, 0,
+                                               on_metrics_timer, m);
+        else
+                r = timer_rearm(m->metrics_timer, METRICS_FILE_USEC);
+        if (r < 0)
+                log_warning_errno(r, "cannot add the metrics-file timer: %m, ignoring");
 }
 
 static int setup_loop(Manager *m) {

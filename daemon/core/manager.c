@@ -70,6 +70,7 @@ Manager *manager_free(Manager *m) {
         journal_free(m->journal);
         napi_backend_free(m->napi);
         sd_event_source_disable_unref(m->ownership_timer);
+        sd_event_source_disable_unref(m->metrics_timer);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         free(m->knobs);
@@ -348,6 +349,7 @@ void manager_follow_profile(Manager *m) {
                 if (r < 0)
                         log_warning_errno(r, "IRQ and queue steering failed: %m, ignoring");
         }
+        manager_follow_metrics_file(m);
 }
 
 int manager_apply(Manager *m, DaemonConfig *config, Profile *profile, bool switching) {

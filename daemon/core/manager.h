@@ -71,6 +71,8 @@ struct Manager {
         sd_event *event;              /* manager_run(): the event loop, */
         sd_bus *bus;                  /* the bus connection (NULL in tools and tests), */
         sd_event_source *ownership_timer; /* and the 2 s check for outside changes */
+        sd_event_source *metrics_timer;   /* metrics-file: rewritten every second while configured */
+        int metrics_error;                /* the last metrics-file write's result, to log each new failure once */
 
         KnobState *knobs;
         size_t n_knobs;
@@ -158,6 +160,10 @@ int manager_adapt(Manager *m, const char *name, uint64_t expected, uint64_t valu
  * families empty.
  */
 int manager_metrics(Manager *m, char **ret);
+/* Writes manager_metrics() to path atomically (a temporary file beside it, then rename). 0 or -errno. */
+int manager_write_metrics_file(Manager *m, const char *path);
+/* Starts, stops or keeps the 1 s metrics-file timer as the configuration says (after start and each reload). */
+void manager_follow_metrics_file(Manager *m);
 
 /* On stop: restores every recorded original (rollback auto) or forgets them (not-on-exit). */
 int manager_stop(Manager *m);

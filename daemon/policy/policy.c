@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "conf-parser.h"
 #include "macro.h"
@@ -34,6 +35,35 @@ static int item_abs_path(const ConfigItem *it, const char *v, void *field, char 
         if (v[0] != '/')
                 return conf_msgf(ret_msg, "invalid value '%s': not an absolute path; expected a directory such as %s",
                                  v, DEFAULT_STATE_DIR);
+        return conf_set_string(field, v);
+}
+
+/* Empty is off; else an absolute file path in an existing directory (the temporary file goes beside it). */
+static bool has_suffix(const char *s, const char *suffix) {
+        size_t a = strlen(s), b = strlen(suffix);
+        return a >= b && streq(s + a - b, suffix);
+}
+
+static int item_metrics_file(const ConfigItem *it, const char *v, void *field, char **ret_msg) {
+        _cleanup_(freep) char *dir = NULL;
+        struct stat st;
+        char *slash;
+
+        if (v[0] == '\0') {
+                free(*(char **)field);
+                *(char **)field = NULL;
+                return 0;
+        }
+        if (v[0] != '/' || has_suffix(v, "/") || has_suffix(v, "/.") || has_suffix(v, "/.."))
+                return conf_msgf(ret_msg, "invalid value '%s': expected the absolute path of a file, such as "
+                                 "/var/lib/prometheus/node-exporter/netpolld.prom, or nothing (off)", v);
+        dir = strdup(v);
+        if (!dir)
+                return -ENOMEM;
+        slash = strrchr(dir, '/');
+        slash[slash == dir ? 1 : 0] = '\0';
+        if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+                return conf_msgf(ret_msg, "invalid value '%s': directory %s does not exist", v, dir);
         return conf_set_string(field, v);
 }
 
@@ -153,6 +183,7 @@ static const ConfigItem daemon_items[] = {
         { "daemon", "rollback", item_rollback, offsetof(DaemonConfig, rollback) },
         { "daemon", "dry-run", conf_parse_bool, offsetof(DaemonConfig, dry_run) },
         { "daemon", "state-dir", item_abs_path, offsetof(DaemonConfig, state_dir) },
+        { "daemon", "metrics-file", item_metrics_file, offsetof(DaemonConfig, metrics_file) },
         {}
 };
 
@@ -263,6 +294,7 @@ DaemonConfig *config_free(DaemonConfig *c) {
         free(c->path);
         free(c->profile);
         free(c->state_dir);
+        free(c->metrics_file);
         free(c);
         return NULL;
 }

@@ -32,6 +32,7 @@ typedef struct DaemonConfig {
         Rollback rollback;
         bool dry_run;
         char *state_dir;
+        char *metrics_file; /* NULL: off */
 } DaemonConfig;
 
 /*

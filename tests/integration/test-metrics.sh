@@ -136,6 +136,66 @@ case_decisions_counted() {
         expect_rc 0
 }
 
+# The metrics file: there from the start, valid, replaced whole (never seen partial) and fresh.
+case_metrics_file() {
+        need_daemon || return
+        local f=$TEXTFILE/netpolld.prom i text ino1 ino2 age
+        wait_for 5 test -s "$f" || { fail "metrics-file $f not written"; return; }
+        text=$(cat "$f")
+        expect_contains "metrics file" "$text" 'netpolld_knob_seconds{knob="busy-read",origin="profile"} 0.00005'
+        if command -v promtool >/dev/null; then
+                local lint
+                lint=$(promtool check metrics <"$f" 2>&1) || fail "promtool check metrics on the file:" "$lint"
+                [ -z "$lint" ] || fail "promtool check metrics on the file:" "$lint"
+        fi
+        ino1=$(stat -c %i "$f")
+        # Read it in a loop across several rewrites: every read is a whole exposition.
+        for ((i = 0; i < 150; i++)); do
+                text=$(cat "$f")
+                case $text in
+                "# HELP netpolld_knob_supported "*'# TYPE netpolld_cpu_time_squeeze_total counter'*) ;;
+                *) fail "a partial metrics file was read:" "$text"; break ;;
+                esac
+                sleep 0.02
+        done
+        ino2=$(stat -c %i "$f")
+        [ "$ino1" != "$ino2" ] || fail "the metrics file was not replaced (same inode $ino1 after 3 s)"
+        age=$(($(date +%s) - $(stat -c %Y "$f")))
+        [ "$age" -le 2 ] || fail "the metrics file is $age s old"
+        local leftovers
+        leftovers=$(find "$TEXTFILE" -name 'netpolld.prom.*')
+        [ -z "$leftovers" ] || fail "temporary files left:" "$leftovers"
+        ctl set busy-read 7us
+        expect_rc 0
+        wait_for 3 grep -qF 'netpolld_knob_seconds{knob="busy-read",origin="manual"} 0.000007' "$f" ||
+                fail "the metrics file did not show busy-read 7us within 3 s:" "$(grep busy-read "$f")"
+        ctl reset busy-read
+        expect_rc 0
+}
+
+# A real node exporter serves the file through its textfile collector.
+case_node_exporter_serves_file() {
+        need_daemon || return
+        local ne port out
+        ne=$(command -v prometheus-node-exporter || command -v node_exporter) ||
+                { skip "prometheus-node-exporter missing (Debian package prometheus-node-exporter)"; return; }
+        command -v curl >/dev/null || { skip "curl missing"; return; }
+        port=$((20000 + RANDOM % 20000))
+        background "$ne" --web.listen-address="127.0.0.1:$port" --collector.disable-defaults \
+                --collector.textfile --collector.textfile.directory="$TEXTFILE" >"$TMP/node-exporter.log" 2>&1
+        if ! wait_for 10 curl -sf -o /dev/null "http://127.0.0.1:$port/metrics"; then
+                fail "node exporter did not answer on port $port:" "$(cat "$TMP/node-exporter.log")"
+                return
+        fi
+        out=$(curl -sf "http://127.0.0.1:$port/metrics")
+        expect_contains "node exporter /metrics" "$out" 'netpolld_knob_seconds{knob="busy-poll",origin="profile"} 5e-05'
+        expect_contains "node exporter /metrics" "$out" 'netpolld_knob_value{knob="netdev-budget",origin="profile"} 600'
+        expect_contains "node exporter /metrics" "$out" '# TYPE netpolld_cpu_time_squeeze_total counter'
+        expect_contains "node exporter read the file without error" "$out" \
+                'node_textfile_scrape_error 0'
+        kill_and_wait "$BG_PID"
+}
+
 value_origin_is() { [ "$(get_value_origin "$1")" == "$2" ]; }
 
 require_root_and_tools
@@ -158,7 +218,9 @@ budget-step = 25%
 netdev-budget-max = 750
 quiet-period = 3600s
 EOF2
-printf '[daemon]\nprofile = itest-latency\ninterval = 20ms\n' >"$CONF"
+TEXTFILE=$TMP/textfile
+mkdir -p "$TEXTFILE"
+printf '[daemon]\nprofile = itest-latency\ninterval = 20ms\nmetrics-file = %s/netpolld.prom\n' "$TEXTFILE" >"$CONF"
 start_bus
 # shellcheck disable=SC2119  # no extra options: the configured daemon
 start_daemon || { echo "Bail out! netpolld did not start"; printf '%s' "$CASE_DIAG"; exit 1; }
@@ -168,5 +230,7 @@ run_case "every family has HELP and TYPE, every sample the netpolld_ prefix" cas
 run_case "knob values (base units) and origins match netpollctl list" case_knobs_match_list
 run_case "time_squeeze, runnable, PSI and busy-poll packets from the statistics files" case_load_and_counters
 run_case "an unprivileged caller reads the metrics; --json wraps them" case_unprivileged_reads
+run_case "metrics-file appears, is replaced whole every second and stays fresh" case_metrics_file
+run_case "prometheus-node-exporter's textfile collector serves the file" case_node_exporter_serves_file
 run_case "controller decisions are counted by knob, direction and reason" case_decisions_counted
 tap_done
