@@ -10,7 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
+/* The CODE_FILE/CODE_LINE sd-journal.h would add would always name write_journal() here. */
+#define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
+
+#include "strv.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
@@ -18,6 +23,7 @@ static int max_level = LOG_INFO;
 static LogTarget target = LOG_TARGET_CONSOLE;
 static const char *program = NULL;
 static int stderr_journal = -1;
+static const char *journal_socket = JOURNAL_SOCKET;
 
 static const char *const level_table[] = {
         [LOG_EMERG] = "emerg",
@@ -55,6 +61,10 @@ LogTarget log_get_target(void) {
 
 void log_set_program(const char *name) {
         program = name;
+}
+
+void log_set_journal_socket(const char *path) {
+        journal_socket = path ?: JOURNAL_SOCKET;
 }
 
 static int table_lookup(const char *const *table, size_t n, const char *s) {
@@ -124,44 +134,78 @@ static void write_console(int level, int error, const char *fmt, va_list ap) {
         fputc('\n', stderr);
 }
 
-/* Negative when journald did not take the message. */
-static int write_journal(int level, int error, const char *fmt, va_list ap) {
+/*
+ * Negative when journald did not take the message. fields: NAME, VALUE pairs
+ * ending with NULL (or NULL itself), each sent as NAME=VALUE after the
+ * standard fields.
+ */
+static int write_journal(int level, int error, const char *const *fields, const char *fmt, va_list ap) {
+        _cleanup_(strv_freep) char **lines = NULL;
         _cleanup_(freep) char *message = NULL;
         const char *ident = program ?: program_invocation_short_name;
         struct stat st;
+        size_t n;
 
-        /* sd_journal_send() reports success when journald is not running (ENOENT): ask first. */
-        if (stat(JOURNAL_SOCKET, &st) < 0 || !S_ISSOCK(st.st_mode))
+        /* sd_journal_sendv() reports success when journald is not running (ENOENT): ask first. */
+        if (stat(journal_socket, &st) < 0 || !S_ISSOCK(st.st_mode))
                 return -ENOENT;
         errno = error;
         if (vasprintf(&message, fmt, ap) < 0)
                 return -ENOMEM;
-        if (error > 0)
-                return sd_journal_send("MESSAGE=%s", message, "PRIORITY=%i", level, "SYSLOG_IDENTIFIER=%s", ident,
-                                       "ERRNO=%i", error, NULL);
-        return sd_journal_send("MESSAGE=%s", message, "PRIORITY=%i", level, "SYSLOG_IDENTIFIER=%s", ident, NULL);
+        if (strv_extendf(&lines, "MESSAGE=%s", message) < 0 || strv_extendf(&lines, "PRIORITY=%i", level) < 0 ||
+            strv_extendf(&lines, "SYSLOG_IDENTIFIER=%s", ident) < 0 ||
+            (error > 0 && strv_extendf(&lines, "ERRNO=%i", error) < 0))
+                return -ENOMEM;
+        for (size_t i = 0; fields && fields[i]; i += 2)
+                if (strv_extendf(&lines, "%s=%s", fields[i], fields[i + 1] ?: "") < 0)
+                        return -ENOMEM;
+
+        n = strv_length(lines);
+        struct iovec iov[n];
+        for (size_t i = 0; i < n; i++)
+                iov[i] = (struct iovec){ .iov_base = lines[i], .iov_len = strlen(lines[i]) };
+        return sd_journal_sendv(iov, (int)n);
+}
+
+static void log_fields_va(int level, int error, const char *const *fields, const char *fmt, va_list ap) {
+        LogTarget t = target;
+        va_list aq;
+
+        if (level > max_level || t == LOG_TARGET_NULL)
+                return;
+        if (stderr_journal < 0)
+                stderr_journal = stderr_is_journal();
+        if (t == LOG_TARGET_AUTO)
+                t = stderr_journal ? LOG_TARGET_JOURNAL : LOG_TARGET_CONSOLE;
+        va_copy(aq, ap);
+        /* Like systemd's journal target: a message journald cannot take still reaches stderr. */
+        if (t != LOG_TARGET_JOURNAL || write_journal(level, error, fields, fmt, aq) < 0)
+                write_console(level, error, fmt, ap);
+        va_end(aq);
 }
 
 int log_internal(int level, int error, const char *fmt, ...) {
         int saved = errno;
-        LogTarget t = target;
-        va_list ap, aq;
+        va_list ap;
 
         if (error < 0)
                 error = -error;
-        if (level <= max_level && t != LOG_TARGET_NULL) {
-                if (stderr_journal < 0)
-                        stderr_journal = stderr_is_journal();
-                if (t == LOG_TARGET_AUTO)
-                        t = stderr_journal ? LOG_TARGET_JOURNAL : LOG_TARGET_CONSOLE;
-                va_start(ap, fmt);
-                va_copy(aq, ap);
-                /* Like systemd's journal target: a message journald cannot take still reaches stderr. */
-                if (t != LOG_TARGET_JOURNAL || write_journal(level, error, fmt, aq) < 0)
-                        write_console(level, error, fmt, ap);
-                va_end(aq);
-                va_end(ap);
-        }
+        va_start(ap, fmt);
+        log_fields_va(level, error, NULL, fmt, ap);
+        va_end(ap);
+        errno = saved;
+        return error ? -error : 0;
+}
+
+int log_fields_internal(int level, int error, const char *const *fields, const char *fmt, ...) {
+        int saved = errno;
+        va_list ap;
+
+        if (error < 0)
+                error = -error;
+        va_start(ap, fmt);
+        log_fields_va(level, error, fields, fmt, ap);
+        va_end(ap);
         errno = saved;
         return error ? -error : 0;
 }

@@ -6,7 +6,8 @@
  * console target writes to stderr; when stderr is connected to the journal
  * (JOURNAL_STREAM matches it) each line carries the "<N>" priority prefix that
  * journald understands, else a readable "error: " style prefix. The journal
- * target sends structured entries over journald's native protocol.
+ * target sends structured entries over journald's native protocol; with
+ * log_fields() an entry carries extra fields of the caller's.
  */
 #pragma once
 
@@ -45,8 +46,21 @@ const char *log_target_to_string(LogTarget target);
 /* Program name for terminal output ("netpolld: error: ...") and the journal's SYSLOG_IDENTIFIER. */
 void log_set_program(const char *name);
 
+/*
+ * The journal's socket, for tests (NULL: journald's own); the string must stay
+ * valid. A path that is not a socket counts as no journald.
+ */
+void log_set_journal_socket(const char *path);
+
 /* Logs at level and returns -abs(error) (or 0 when error is 0) for "return log_..._errno(r, ...)". */
 int log_internal(int level, int error, const char *fmt, ...) _printf_(3, 4);
+/*
+ * Like log_internal(); on the journal target the entry also carries fields:
+ * NAME, VALUE pairs ending with NULL (NAME: uppercase letters, digits and '_',
+ * not starting with '_'; a NULL VALUE is sent empty). The console shows the
+ * message only.
+ */
+int log_fields_internal(int level, int error, const char *const *fields, const char *fmt, ...) _printf_(4, 5);
 
 #define log_debug(...) log_internal(LOG_DEBUG, 0, __VA_ARGS__)
 #define log_info(...) log_internal(LOG_INFO, 0, __VA_ARGS__)
@@ -57,5 +71,9 @@ int log_internal(int level, int error, const char *fmt, ...) _printf_(3, 4);
 #define log_info_errno(e, ...) log_internal(LOG_INFO, (e), __VA_ARGS__)
 #define log_warning_errno(e, ...) log_internal(LOG_WARNING, (e), __VA_ARGS__)
 #define log_error_errno(e, ...) log_internal(LOG_ERR, (e), __VA_ARGS__)
+
+/* log_fields(LOG_INFO, LOG_FIELDS("KNOB", name, "OLD", old), "%s: ...", ...) */
+#define LOG_FIELDS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define log_fields(level, fields, ...) log_fields_internal((level), 0, (fields), __VA_ARGS__)
 
 #define log_oom() log_internal(LOG_ERR, -ENOMEM, "Out of memory.")

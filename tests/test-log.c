@@ -1,16 +1,41 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test-log.c: log level and target names (what --log-level,
- * NETPOLLD_LOG_LEVEL and org.freedesktop.LogControl1 accept) and the level
- * filter, with stderr captured in a file.
+ * NETPOLLD_LOG_LEVEL and org.freedesktop.LogControl1 accept), the level
+ * filter, with stderr captured in a file, and the journal target's fields,
+ * with sd_journal_sendv() replaced by a recorder.
  */
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#define SD_JOURNAL_SUPPRESS_LOCATION /* declare sd_journal_sendv() itself, not a macro */
+#include <systemd/sd-journal.h>
 
 #include "log.h"
 #include "testutil.h"
 
 static char *dir = NULL;
+static char *socket_path = NULL;
+
+/* What the last sd_journal_sendv() call sent, one field per line. */
+static char journal_sent[4096];
+static int journal_calls;
+
+/* Replaces libsystemd's: the linker resolves log.c's call to this definition. */
+int sd_journal_sendv(const struct iovec *iov, int n) {
+        size_t len = 0;
+
+        journal_calls++;
+        journal_sent[0] = '\0';
+        for (int i = 0; i < n; i++) {
+                int w = snprintf(journal_sent + len, sizeof(journal_sent) - len, "%.*s\n", (int)iov[i].iov_len,
+                                 (const char *)iov[i].iov_base);
+                ck_assert_int_lt(w, (int)(sizeof(journal_sent) - len));
+                len += (size_t)w;
+        }
+        return 0;
+}
 
 static void setup(void) {
         dir = tu_mkdtemp();
@@ -22,6 +47,9 @@ static void setup(void) {
 }
 
 static void teardown(void) {
+        log_set_journal_socket(NULL);
+        free(socket_path);
+        socket_path = NULL;
         tu_rm_rf(dir);
         free(dir);
         dir = NULL;
@@ -170,6 +198,81 @@ START_TEST(test_log_journal_target_without_journald_writes_stderr) {
 }
 END_TEST
 
+/* A socket in the test's directory stands in for journald's (log.c only checks that it is one). */
+static void fake_journald(void) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+        socket_path = tu_join(dir, "journal.socket");
+        ck_assert_int_ge(fd, 0);
+        ck_assert_uint_lt(strlen(socket_path), sizeof(sa.sun_path));
+        strcpy(sa.sun_path, socket_path);
+        ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+        close(fd); /* the file stays */
+        log_set_journal_socket(socket_path);
+        log_set_target(LOG_TARGET_JOURNAL);
+        journal_calls = 0;
+        journal_sent[0] = '\0';
+}
+
+static void log_a_change(void) {
+        log_fields(LOG_INFO, LOG_FIELDS("KNOB", "busy-read", "OLD", "0", "NEW", "50", "REASON", "manual"),
+                   "%s: %s -> %s (%s)", "busy-read", "0", "50", "manual");
+}
+
+START_TEST(test_log_fields_reach_the_journal_after_the_standard_ones) {
+        fake_journald();
+        _cleanup_(freep) char *out = capture_stderr(log_a_change);
+        ck_assert_str_eq(out, "");
+        ck_assert_int_eq(journal_calls, 1);
+        ck_assert_str_eq(journal_sent, "MESSAGE=busy-read: 0 -> 50 (manual)\n"
+                                       "PRIORITY=6\n"
+                                       "SYSLOG_IDENTIFIER=t\n"
+                                       "KNOB=busy-read\n"
+                                       "OLD=0\n"
+                                       "NEW=50\n"
+                                       "REASON=manual\n");
+}
+END_TEST
+
+static void log_fields_with_errno_and_null(void) {
+        log_fields_internal(LOG_WARNING, -ENOENT, LOG_FIELDS("KNOB", "busy-poll", "OLD", NULL), "cannot read %s: %m",
+                            "x");
+}
+
+START_TEST(test_log_fields_keep_errno_and_send_null_empty) {
+        fake_journald();
+        _cleanup_(freep) char *out = capture_stderr(log_fields_with_errno_and_null);
+        ck_assert_str_eq(out, "");
+        ck_assert_str_eq(journal_sent, "MESSAGE=cannot read x: No such file or directory\n"
+                                       "PRIORITY=4\n"
+                                       "SYSLOG_IDENTIFIER=t\n"
+                                       "ERRNO=2\n"
+                                       "KNOB=busy-poll\n"
+                                       "OLD=\n");
+}
+END_TEST
+
+START_TEST(test_log_fields_on_the_console_print_the_message_only) {
+        _cleanup_(freep) char *out = NULL;
+
+        fake_journald();
+        log_set_target(LOG_TARGET_CONSOLE);
+        out = capture_stderr(log_a_change);
+        ck_assert_str_eq(out, "t: busy-read: 0 -> 50 (manual)\n");
+        ck_assert_int_eq(journal_calls, 0);
+}
+END_TEST
+
+START_TEST(test_log_fields_below_the_level_are_dropped) {
+        fake_journald();
+        log_set_max_level(LOG_NOTICE);
+        _cleanup_(freep) char *out = capture_stderr(log_a_change);
+        ck_assert_str_eq(out, "");
+        ck_assert_int_eq(journal_calls, 0);
+}
+END_TEST
+
 static Suite *log_suite(void) {
         Suite *s = suite_create("log");
         TCase *tc = tcase_create("names");
@@ -187,6 +290,14 @@ static Suite *log_suite(void) {
         tcase_add_test(tc, test_log_null_target_prints_nothing);
         tcase_add_test(tc, test_log_dropped_message_still_returns_the_error);
         tcase_add_test(tc, test_log_journal_target_without_journald_writes_stderr);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("fields");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_log_fields_reach_the_journal_after_the_standard_ones);
+        tcase_add_test(tc, test_log_fields_keep_errno_and_send_null_empty);
+        tcase_add_test(tc, test_log_fields_on_the_console_print_the_message_only);
+        tcase_add_test(tc, test_log_fields_below_the_level_are_dropped);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -333,6 +333,13 @@ const char *owner_layer_value(const Owner *o, const Target *t, Layer layer) {
         return h && h->t.ifindex == t->ifindex && layer < _LAYER_MAX ? h->layer[layer] : NULL;
 }
 
+/*
+ * The journal fields of a change (netpolld(8), LOGGING): the target's name, the
+ * kernel's text before and after, and KnobChanged's reason.
+ */
+#define CHANGE_FIELDS(t, old, new, reason) \
+        LOG_FIELDS("KNOB", (t)->name, "OLD", strempty(old), "NEW", strempty(new), "REASON", (reason))
+
 static void report(Owner *o, const Target *t, const char *old, const char *new, const char *reason) {
         if (o->on_change)
                 o->on_change(t, strempty(old), strempty(new), reason, o->userdata);
@@ -354,8 +361,9 @@ static int set_string(char **p, const char *v) {
  * netpolld leaves it alone until the manual layer speaks.
  */
 static void mark_external(Owner *o, Held *h, const char *now) {
-        log_warning("%s was changed outside netpolld (%s -> %s); leaving it alone until 'netpollctl reset %s'",
-                    h->t.name, strempty(h->expected), now ?: "unreadable", h->t.name);
+        log_fields(LOG_WARNING, CHANGE_FIELDS(&h->t, h->expected, now, "external"),
+                   "%s was changed outside netpolld (%s -> %s); leaving it alone until 'netpollctl reset %s'",
+                   h->t.name, strempty(h->expected), now ?: "unreadable", h->t.name);
         if (o->journal && journal_get(o->journal, h->t.key))
                 (void)journal_forget(o->journal, h->t.key);
         h->external = true;
@@ -405,7 +413,8 @@ static int give_back(Owner *o, Held *h, const char *reason, bool force, char **r
                 return r;
         free(h->expected);
         h->expected = NULL;
-        log_info("%s: %s -> %s (%s, original value)", h->t.name, old ?: "?", original, reason);
+        log_fields(LOG_INFO, CHANGE_FIELDS(&h->t, old, original, reason), "%s: %s -> %s (%s, original value)",
+                   h->t.name, old ?: "?", original, reason);
         report(o, &h->t, old, original, reason);
         if (ret_now)
                 *ret_now = TAKE_PTR(original);
@@ -482,7 +491,8 @@ static int enforce(Owner *o, Held *h, const char *reason, const char *why, bool 
         r = set_string(&h->expected, now);
         if (r < 0)
                 return r;
-        log_info("%s: %s -> %s (%s)", h->t.name, old, now, why ?: reason);
+        log_fields(LOG_INFO, CHANGE_FIELDS(&h->t, old, now, reason), "%s: %s -> %s (%s)", h->t.name, old, now,
+                   why ?: reason);
         report(o, &h->t, old, now, reason);
         r = owner_value_equal(h->t.kind, now, want) ? 0 : -EDOM;
         if (ret_now)
@@ -736,7 +746,8 @@ int owner_restore_all(Owner *o) {
                                 log_info("%s: %s is gone or was replaced; its original %s is not written anywhere",
                                          name, *device ? device : key, original);
                         else
-                                log_info("restored %s to %s", name, original);
+                                log_fields(LOG_INFO, LOG_FIELDS("KNOB", name, "NEW", original, "REASON", "restore"),
+                                           "restored %s to %s", name, original);
                 }
         } while (failed > 0 && progress);
 
