@@ -1,0 +1,432 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# guest.sh: the system test's cases, run by tests/system/run inside a booted
+# Debian 12 guest (systemd as PID 1, the real system bus) as the unit
+# netpolld-system-runner.service, from the virtio-9p share /mnt/host, which
+# holds debs/ (netpolld and netpollctl). Results go to /mnt/host/results, one
+# line each, as they happen:
+#   ok DESCRIPTION | not ok DESCRIPTION | skip DESCRIPTION # REASON | # TEXT | done
+# (run numbers them as TAP); this script's output goes to /mnt/host/guest.log
+# and the guest's journal to /mnt/host/journal.txt. The unit powers the guest
+# off when this script ends, however it ends. Every wait is bounded.
+set -uo pipefail
+export LC_ALL=C.UTF-8 SYSTEMD_PAGER= SYSTEMD_COLORS=0
+
+SHARE=/mnt/host
+RESULTS=$SHARE/results
+CORE=/proc/sys/net/core
+STATE=/run/netpolld
+CONF=/etc/netpolld/netpolld.conf
+exec >>"$SHARE/guest.log" 2>&1
+# The trace goes to the log on a descriptor of its own, so that $(cmd 2>&1) does not capture it.
+exec {trace}>>"$SHARE/guest.log"
+BASH_XTRACEFD=$trace
+set -x
+
+say() { echo "$*" >>"$RESULTS"; }
+CASE_FAILED=0
+CASE_SKIP=
+# fail TEXT...: the current case fails; TEXT goes to the results as comments.
+fail() {
+        CASE_FAILED=1
+        printf '%s\n' "$@" | sed 's/^/# /' >>"$RESULTS"
+}
+diag() { printf '%s\n' "$@" | sed 's/^/# /' >>"$RESULTS"; }
+skip_case() { CASE_SKIP=$*; }
+# run_case DESCRIPTION FUNCTION
+run_case() {
+        local t0=$SECONDS
+        CASE_FAILED=0
+        CASE_SKIP=
+        echo "=== $1"
+        "$2"
+        if [ "$CASE_FAILED" != 0 ]; then
+                say "not ok $1 ($((SECONDS - t0))s)"
+        elif [ -n "$CASE_SKIP" ]; then
+                say "skip $1 # $CASE_SKIP"
+        else
+                say "ok $1 ($((SECONDS - t0))s)"
+        fi
+}
+
+expect_eq() { # WHAT ACTUAL EXPECTED
+        [ "$2" = "$3" ] || fail "$1: got '$2', expected '$3'"
+}
+
+# wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds; 1 on timeout.
+wait_for() {
+        local end=$((SECONDS + $1))
+        shift
+        until "$@"; do
+                [ $SECONDS -ge $end ] && return 1
+                sleep 0.2
+        done
+}
+
+# Every systemctl/netpollctl call is bounded: a hung daemon fails a case, not the run.
+sctl() { timeout 120 systemctl "$@"; }
+ctl() { timeout 30 netpollctl "$@"; }
+prop() { timeout 30 systemctl show -P "$1" netpolld.service; }
+# as_nobody COMMAND...: runs COMMAND as nobody with no capabilities; output in $OUT, status in $RC.
+as_nobody() {
+        OUT=$(timeout 30 setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+                --bounding-set=-all "$@" 2>&1)
+        RC=$?
+}
+
+# Every readable value under net.core, one "name=value" line each.
+snapshot() {
+        local - f v
+        set +x
+        for f in "$CORE"/*; do
+                [ -r "$f" ] || continue
+                v=$(<"$f")
+                printf '%s=%s\n' "${f##*/}" "${v//[$'\t\n']/ }"
+        done
+}
+expect_pristine() { # WHAT
+        local d
+        d=$(diff <(echo "$PRISTINE") <(snapshot)) || fail "$1: net.core differs from before netpolld was installed:" "$d"
+}
+
+is_active() { [ "$(prop ActiveState)" = active ] && [ "$(prop SubState)" = running ]; }
+main_pid() { prop MainPID; }
+# restarted OLD_PID: the service runs again under another process.
+restarted() {
+        local p
+        p=$(main_pid)
+        [ "$p" != 0 ] && [ "$p" != "$1" ] && is_active
+}
+# mark FILE: now, for journal_since. (Not a cursor: with matches, journalctl
+# --after-cursor skips the first matching entry when the cursor's own entry
+# does not match.)
+mark() { date +%s.%N >"$1"; }
+journal_since() { # MARK_FILE [journalctl args...]: the unit's entries since the mark
+        local since
+        since=$(cat "$1")
+        shift
+        journalctl --sync 2>/dev/null
+        journalctl -u netpolld --no-pager --since="@$since" "$@"
+}
+
+# ---------------------------------------------------------------- cases
+
+case_boot() {
+        local s
+        s=$(timeout 300 systemctl is-system-running --wait)
+        case $s in
+        running) ;;
+        degraded) diag "system degraded; failed units:" "$(systemctl --failed --no-legend)" ;;
+        *) fail "systemctl is-system-running --wait: '$s'" ;;
+        esac
+        [ "$(readlink /proc/1/exe)" = /usr/lib/systemd/systemd ] || [ "$(readlink /proc/1/exe)" = /lib/systemd/systemd ] ||
+                fail "PID 1 is $(readlink /proc/1/exe), not systemd"
+        timeout 30 busctl --system status org.freedesktop.DBus >/dev/null || fail "the system bus does not answer"
+        diag "kernel $(uname -r), $(systemctl --version | head -n 1), boot to running in $(cut -d' ' -f1 /proc/uptime)s"
+}
+
+case_install() {
+        local debs
+        debs=$(ls "$SHARE"/debs/netpolld_*.deb "$SHARE"/debs/netpollctl_*.deb) || { fail "no .debs in $SHARE/debs"; return; }
+        # shellcheck disable=SC2086
+        timeout 300 dpkg -i $debs || { fail "dpkg -i failed (exit $?), see guest.log"; return; }
+        # debhelper enables and starts it on install (debian/netpolld.README.Debian).
+        expect_eq "is-enabled after dpkg -i" "$(systemctl is-enabled netpolld)" enabled
+        wait_for 60 is_active || fail "not active after dpkg -i: $(prop ActiveState)/$(prop SubState)"
+}
+
+case_enable_now() {
+        sctl disable --now netpolld || fail "systemctl disable --now failed"
+        expect_eq "after disable --now" "$(prop ActiveState)" inactive
+        expect_eq "values after disable --now" "$(snapshot)" "$PRISTINE"
+        expect_eq "Type" "$(prop Type)" notify
+        sctl enable --now netpolld || { fail "systemctl enable --now failed"; return; }
+        # Type=notify: enable --now returns once netpolld sent READY=1.
+        expect_eq "ActiveState right after enable --now" "$(prop ActiveState)" active
+        expect_eq "SubState" "$(prop SubState)" running
+        expect_eq "is-enabled" "$(systemctl is-enabled netpolld)" enabled
+        [ -L /etc/systemd/system/dbus-org.netpolld1.service ] || fail "no alias dbus-org.netpolld1.service after enable"
+        [ -n "$(prop StatusText)" ] && diag "status text: $(prop StatusText)"
+}
+
+case_status() {
+        local out
+        [ -z "${NETPOLLD_BUS_ADDRESS:-}" ] || fail "NETPOLLD_BUS_ADDRESS is set: not the system bus"
+        out=$(ctl status) || fail "netpollctl status failed (exit $?): $out"
+        diag "$out"
+        grep -q '^Profile: balanced' <<<"$out" || fail "netpollctl status does not say profile balanced"
+        out=$(timeout 30 busctl --system get-property org.netpolld1 /org/netpolld1 org.netpolld1.Manager ActiveProfile)
+        expect_eq "busctl get-property ActiveProfile" "$out" 's "balanced"'
+        out=$(ctl get busy-read) || fail "netpollctl get busy-read failed: $out"
+        grep -q busy-read <<<"$out" || fail "netpollctl get busy-read: $out"
+}
+
+case_nonroot() {
+        local before policy=/etc/dbus-1/system.d/zz-netpolld-system-test.conf
+        before=$(cat $CORE/busy_read)
+        as_nobody id -u
+        expect_eq "setpriv --reuid=nobody" "$OUT" 65534
+        as_nobody netpollctl list
+        [ "$RC" = 0 ] && grep -q busy-read <<<"$OUT" || fail "netpollctl list as nobody: exit $RC: $OUT"
+        as_nobody netpollctl get busy-read
+        [ "$RC" = 0 ] || fail "netpollctl get as nobody: exit $RC: $OUT"
+        as_nobody netpollctl status
+        [ "$RC" = 0 ] || fail "netpollctl status as nobody: exit $RC: $OUT"
+        as_nobody netpollctl set busy-read 50us
+        [ "$RC" = 1 ] || fail "netpollctl set as nobody: exit $RC, expected 1: $OUT"
+        grep -q 'permission denied' <<<"$OUT" || fail "netpollctl set as nobody: not permission denied: $OUT"
+        # netpollctl says the same whoever refused; dbus-send shows the error's
+        # text: dbus-daemon's, so the installed policy refused before netpolld saw the call.
+        as_nobody dbus-send --system --print-reply --dest=org.netpolld1 /org/netpolld1 \
+                org.netpolld1.Manager.SetKnob string:busy-read string:50us
+        [ "$RC" != 0 ] || fail "SetKnob as nobody succeeded"
+        grep -q 'Rejected send message' <<<"$OUT" || fail "SetKnob as nobody was not refused by the bus policy: $OUT"
+        diag "nobody's SetKnob with the installed policy: $OUT"
+        expect_eq "busy_read after nobody's set" "$(cat $CORE/busy_read)" "$before"
+        as_nobody busctl --system call org.netpolld1 /org/netpolld1 org.netpolld1.Manager SetProfile s latency
+        [ "$RC" != 0 ] || fail "SetProfile as nobody succeeded"
+        as_nobody busctl --system set-property org.netpolld1 /org/freedesktop/LogControl1 \
+                org.freedesktop.LogControl1 LogLevel s debug
+        [ "$RC" != 0 ] || fail "setting LogLevel as nobody succeeded"
+
+        # The daemon's own check, the second gate: a policy that lets everyone
+        # through, then netpolld must refuse by itself.
+        printf '%s\n' '<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"' \
+                '"https://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">' \
+                '<busconfig><policy context="default"><allow send_destination="org.netpolld1"/></policy></busconfig>' \
+                >"$policy"
+        timeout 30 busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig ||
+                fail "dbus-daemon ReloadConfig failed"
+        as_nobody netpollctl set busy-read 50us
+        [ "$RC" = 1 ] || fail "netpollctl set as nobody past an open policy: exit $RC, expected 1: $OUT"
+        as_nobody dbus-send --system --print-reply --dest=org.netpolld1 /org/netpolld1 \
+                org.netpolld1.Manager.SetKnob string:busy-read string:50us
+        grep -q "Changing netpolld's knobs.*needs root or CAP_NET_ADMIN" <<<"$OUT" ||
+                fail "netpolld itself did not refuse nobody's SetKnob: $OUT"
+        diag "nobody's SetKnob past an open policy: $OUT"
+        as_nobody busctl --system set-property org.netpolld1 /org/freedesktop/LogControl1 \
+                org.freedesktop.LogControl1 LogLevel s debug
+        [ "$RC" != 0 ] || fail "netpolld let nobody set LogLevel"
+        rm -f "$policy"
+        timeout 30 busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig ||
+                fail "dbus-daemon ReloadConfig failed"
+        expect_eq "busy_read after nobody's attempts" "$(cat $CORE/busy_read)" "$before"
+        expect_eq "log level after nobody's attempts" "$(sctl service-log-level netpolld)" info
+}
+
+case_journal_fields() {
+        local c=/run/np-mark out
+        mark $c
+        ctl set busy-read 50us || fail "netpollctl set busy-read 50us failed"
+        expect_eq "busy_read after set" "$(cat $CORE/busy_read)" 50
+        ctl reset busy-read || fail "netpollctl reset busy-read failed"
+        expect_eq "busy_read after reset" "$(cat $CORE/busy_read)" "$(pristine busy_read)"
+        wait_for 10 journal_has_fields $c manual "\"OLD\":\"$(pristine busy_read)\"" '"NEW":"50"' ||
+                fail "no journal entry with KNOB=busy-read REASON=manual OLD=$(pristine busy_read) NEW=50:" \
+                     "$(journal_since $c -o json)"
+        wait_for 10 journal_has_fields $c reset '"OLD":"50"' "\"NEW\":\"$(pristine busy_read)\"" ||
+                fail "no journal entry with KNOB=busy-read REASON=reset OLD=50:" "$(journal_since $c -o json)"
+        out=$(journal_since $c -o json KNOB=busy-read REASON=manual)
+        diag "$(sed -E 's/.*("MESSAGE":"[^"]*").*("KNOB":"[^"]*").*/\1 \2/' <<<"$out" | head -n 1)"
+        grep -q '"PRIORITY":"6"' <<<"$out" || fail "the change is not logged at info: $out"
+}
+pristine() { sed -n "s/^$1=//p" <<<"$PRISTINE"; }
+journal_has_fields() { # CURSOR REASON PATTERN...
+        local c=$1 reason=$2 out p
+        shift 2
+        out=$(journal_since "$c" -o json KNOB=busy-read REASON="$reason")
+        for p in '"KNOB":"busy-read"' "\"REASON\":\"$reason\"" "$@"; do
+                grep -qF "$p" <<<"$out" || return 1
+        done
+}
+
+case_reload() {
+        local pid out c=/run/np-mark
+        cp "$CONF" /run/np-netpolld.conf
+        pid=$(main_pid)
+        mkdir -p /etc/netpolld/profiles
+        printf '%s\n' '[profile]' 'description = system test: two static values' '[knobs]' \
+                'busy-poll = 20us' 'dev-weight = 80' '[adaptive]' 'enabled = no' >/etc/netpolld/profiles/systemtest.conf
+        printf '[daemon]\nprofile = systemtest\n' >"$CONF"
+        sctl reload netpolld || fail "systemctl reload with a valid netpolld.conf failed"
+        expect_eq "profile after reload" "$(ctl status | sed -n 's/^Profile: \([^ ]*\).*/\1/p')" systemtest
+        expect_eq "busy_poll after reload" "$(cat $CORE/busy_poll)" 20
+        expect_eq "dev_weight after reload" "$(cat $CORE/dev_weight)" 80
+        expect_eq "MainPID after reload" "$(main_pid)" "$pid"
+
+        # A broken file: the reload fails and nothing changes.
+        local snap
+        snap=$(snapshot)
+        mark $c
+        printf '[daemon]\nprofile = balanced\ninterval = banana\n' >"$CONF"
+        if out=$(sctl reload netpolld 2>&1); then
+                fail "systemctl reload with a broken netpolld.conf succeeded"
+        fi
+        diag "systemctl reload with a broken netpolld.conf: $out"
+        expect_eq "state after the failed reload" "$(prop ActiveState)/$(prop SubState)" active/running
+        expect_eq "MainPID after the failed reload" "$(main_pid)" "$pid"
+        expect_eq "profile after the failed reload" "$(ctl status | sed -n 's/^Profile: \([^ ]*\).*/\1/p')" systemtest
+        expect_eq "net.core after the failed reload" "$(snapshot)" "$snap"
+        out=$(journal_since $c -o cat | grep 'netpolld.conf:3')
+        [ -n "$out" ] && diag "journal: $out" || fail "the journal does not name netpolld.conf:3:" "$(journal_since $c -o cat)"
+
+        cp /run/np-netpolld.conf "$CONF"
+        sctl reload netpolld || fail "systemctl reload back to the shipped netpolld.conf failed"
+        expect_eq "profile after reloading the shipped file" "$(ctl status | sed -n 's/^Profile: \([^ ]*\).*/\1/p')" balanced
+        expect_pristine "after reloading back to balanced"
+}
+
+case_restart() {
+        local pid
+        pid=$(main_pid)
+        ctl set busy-poll 30us || fail "netpollctl set busy-poll 30us failed"
+        expect_eq "busy_poll after set" "$(cat $CORE/busy_poll)" 30
+        sctl restart netpolld || { fail "systemctl restart failed"; return; }
+        expect_eq "state after restart" "$(prop ActiveState)/$(prop SubState)" active/running
+        [ "$(main_pid)" != "$pid" ] || fail "MainPID did not change on restart"
+        # The stop restored busy-poll; the start applied balanced, which sets nothing.
+        expect_pristine "after restart"
+        ctl status >/dev/null || fail "netpollctl status after restart failed"
+}
+
+case_kill9() {
+        local pid n0
+        expect_eq "Restart=" "$(prop Restart)" on-failure
+        n0=$(prop NRestarts)
+        ctl set busy-read 50us || fail "netpollctl set busy-read 50us failed"
+        expect_eq "busy_read after set" "$(cat $CORE/busy_read)" 50
+        grep -q '^sysctl	busy-read	' $STATE/restore.journal ||
+                fail "restore.journal has no busy-read line: $(cat $STATE/restore.journal 2>&1)"
+        pid=$(main_pid)
+        local c=/run/np-mark
+        mark $c
+        kill -9 "$pid"
+        wait_for 60 restarted "$pid" || { fail "not running again 60 s after kill -9: $(prop ActiveState)/$(prop SubState)"; return; }
+        expect_eq "NRestarts" "$(prop NRestarts)" $((n0 + 1))
+        # The new netpolld replayed the journal (busy-read back) before applying balanced.
+        expect_eq "busy_read after the restart" "$(cat $CORE/busy_read)" "$(pristine busy_read)"
+        expect_pristine "after kill -9 and the restart"
+        journal_since $c -o cat | grep -q 'did not stop cleanly' || fail "no crash-recovery line in the journal"
+        journal_since $c -o json KNOB=busy-read REASON=restore | grep -qF "\"NEW\":\"$(pristine busy_read)\"" ||
+                fail "no REASON=restore entry for busy-read"
+        [ -s $STATE/restore.journal ] && fail "restore.journal not empty after recovery: $(cat $STATE/restore.journal)"
+        ctl status >/dev/null || fail "netpollctl status after the restart failed"
+}
+
+case_watchdog() {
+        local pid wd c=/run/np-mark limit
+        wd=$(prop WatchdogUSec)
+        diag "WatchdogUSec=$wd"
+        [ "$wd" != 0 ] && [ "$wd" != infinity ] || { fail "the unit has no watchdog: $wd"; return; }
+        ctl set busy-read 50us || fail "netpollctl set busy-read 50us failed"
+        pid=$(main_pid)
+        mark $c
+        kill -STOP "$pid"
+        # WatchdogSec, the kill (SIGABRT, SIGCONT; SIGKILL after TimeoutAbortSec), RestartSec.
+        wd=$(timeout 30 busctl --system get-property org.freedesktop.systemd1 /org/freedesktop/systemd1/unit/netpolld_2eservice \
+                org.freedesktop.systemd1.Service WatchdogUSec | sed -n 's/^t //p')
+        limit=$(( ${wd:-30000000} / 1000000 + 120 ))
+        wait_for "$limit" restarted "$pid" || {
+                fail "not restarted ${limit}s after SIGSTOP: $(prop ActiveState)/$(prop SubState), MainPID $(main_pid)"
+                kill -CONT "$pid" 2>/dev/null
+                return
+        }
+        journal_since $c -o cat | grep -q "Failed with result 'watchdog'" ||
+                fail "systemd did not say the watchdog failed it:" "$(journal_since $c -o cat)"
+        expect_eq "busy_read after the watchdog restart" "$(cat $CORE/busy_read)" "$(pristine busy_read)"
+        expect_pristine "after the watchdog restart"
+        ctl status >/dev/null || fail "netpollctl status after the watchdog restart failed"
+}
+
+case_log_level() {
+        local c=/run/np-mark out
+        sctl service-log-level netpolld debug || fail "systemctl service-log-level netpolld debug failed"
+        expect_eq "service-log-level" "$(sctl service-log-level netpolld)" debug
+        mark $c
+        # A device appearing and a reload both log at debug.
+        modprobe dummy 2>/dev/null
+        ip link add npsys0 type dummy && ip link del npsys0
+        sctl reload netpolld || fail "systemctl reload failed"
+        wait_for 10 debug_lines $c || fail "no debug lines from netpolld in the journal:" "$(journal_since $c -o verbose)"
+        diag "$(journal_since $c -p 7..7 -o cat | head -n 3)"
+        sctl service-log-level netpolld info || fail "systemctl service-log-level netpolld info failed"
+        expect_eq "service-log-level" "$(sctl service-log-level netpolld)" info
+        mark $c
+        ip link add npsys1 type dummy && ip link del npsys1
+        sctl reload netpolld
+        sleep 1
+        out=$(journal_since $c -p 7..7 -o cat)
+        [ -z "$out" ] || fail "debug lines at level info: $out"
+}
+debug_lines() { [ -n "$(journal_since "$1" -p 7..7 -o cat)" ]; }
+
+case_security() {
+        local out level
+        out=$(timeout 120 systemd-analyze security --no-pager netpolld.service 2>&1)
+        level=$(sed -n 's/.*Overall exposure level for netpolld.service: \([0-9.]*\).*/\1/p' <<<"$out")
+        [ -n "$level" ] || { fail "systemd-analyze security printed no exposure level:" "$out"; return; }
+        diag "exposure $level"
+        # tenths, as integers
+        [ "${level/./}" -le 16 ] || fail "exposure $level > 1.6:" "$(grep '✗' <<<"$out" | head -n 40)"
+}
+
+case_stop() {
+        ctl set busy-read 50us busy-poll 50us netdev-budget 500 dev-weight 100 || fail "netpollctl set failed"
+        expect_eq "busy_poll after set" "$(cat $CORE/busy_poll)" 50
+        expect_eq "netdev_budget after set" "$(cat $CORE/netdev_budget)" 500
+        [ -s $STATE/restore.journal ] || fail "no restore.journal while values are changed"
+        sctl stop netpolld || fail "systemctl stop failed"
+        expect_eq "state after stop" "$(prop ActiveState)" inactive
+        expect_eq "Result after stop" "$(prop Result)" success
+        expect_pristine "after systemctl stop"
+        [ -e $STATE/restore.journal ] && fail "restore.journal left after a clean stop: $(cat $STATE/restore.journal)"
+        sctl start netpolld || fail "systemctl start after stop failed"
+}
+
+case_purge() {
+        ctl set busy-read 50us || fail "netpollctl set busy-read 50us failed"
+        mkdir -p /etc/netpolld/profiles && echo '[profile]' >/etc/netpolld/profiles/leftover.conf
+        DEBIAN_FRONTEND=noninteractive timeout 300 apt-get purge -y netpolld netpollctl ||
+                { fail "apt-get purge failed (exit $?)"; return; }
+        local p left
+        for p in netpolld netpollctl; do
+                dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -q '^installed' && fail "$p still installed"
+        done
+        for p in /etc/netpolld /run/netpolld /usr/sbin/netpolld /usr/bin/netpollctl /lib/systemd/system/netpolld.service \
+                 /etc/systemd/system/dbus-org.netpolld1.service /etc/systemd/system/multi-user.target.wants/netpolld.service \
+                 /usr/share/dbus-1/system.d/org.netpolld1.conf /var/lib/systemd/deb-systemd-helper-enabled/netpolld.service.dsh-also; do
+                [ -e "$p" ] || [ -L "$p" ] && left+="$p "
+        done
+        [ -z "${left:-}" ] || fail "left after purge: $left"
+        [ "$(systemctl show -P LoadState netpolld.service)" = not-found ] ||
+                fail "netpolld.service still known to systemd: $(systemctl show -P LoadState netpolld.service)"
+        timeout 30 busctl --system status org.netpolld1 >/dev/null 2>&1 && fail "org.netpolld1 still on the bus"
+        expect_pristine "after apt-get purge"
+}
+
+# ---------------------------------------------------------------- main
+
+set +x
+PRISTINE=$(snapshot)
+set -x
+run_case "systemd is PID 1 and the system is up" case_boot
+run_case "dpkg -i netpolld netpollctl: enabled and started" case_install
+if systemctl is-enabled netpolld >/dev/null 2>&1; then
+        run_case "systemctl enable --now netpolld: active when it returns (Type=notify)" case_enable_now
+        run_case "netpollctl status over the system bus" case_status
+        run_case "nobody reads (list, get, status) and is refused changes by the D-Bus policy and by netpolld" case_nonroot
+        run_case "journal entries of a change carry KNOB=, OLD=, NEW=, REASON=" case_journal_fields
+        run_case "systemctl reload applies netpolld.conf; a broken one fails the reload and changes nothing" case_reload
+        run_case "systemctl restart restores and restarts" case_restart
+        run_case "kill -9: Restart= brings netpolld back and the journal replay restores busy-read" case_kill9
+        run_case "SIGSTOP: the watchdog kills and restarts netpolld, values restored" case_watchdog
+        run_case "systemctl service-log-level netpolld debug puts debug lines in the journal" case_log_level
+        run_case "systemd-analyze security netpolld.service: exposure <= 1.6" case_security
+        run_case "systemctl stop restores every net.core value" case_stop
+        run_case "apt-get purge removes netpolld's state and leaves every value as before" case_purge
+else
+        diag "netpolld is not installed: the other cases cannot run"
+fi
+set +x
+journalctl -b --no-pager -o short-monotonic >"$SHARE/journal.txt" 2>&1
+say done
