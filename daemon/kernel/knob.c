@@ -61,7 +61,7 @@ const KnobDesc knob_catalog[_KNOB_ID_MAX] = {
                 .min = 0,
                 .max = INT_MAX,
                 .patch = PATCH_0001,
-                .summary = "runnable tasks on the CPU that end a busy-poll loop early (0 = off)",
+                .summary = "tasks waiting for the CPU that end a busy-poll loop early (0 = off)",
         },
         [KNOB_ID_SOFTIRQ_BUDGET] = {
                 .name = "softirq-budget",

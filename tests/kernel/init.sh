@@ -247,6 +247,51 @@ case_busy_loop_threshold_yields() {
                 fail "threshold 1: the client used ${yielded}us of CPU vs ${spun}us with threshold 0; it should yield"
 }
 
+# The same for io_uring: the client waits for each reply in io_uring_enter()
+# calls of at most 10 ms, with NAPI busy polling registered on its ring (10
+# ms, io_uring's cap), the server answering after 50 ms, a CPU-bound task on
+# the client's CPU. Over veth alone the ring busy polls one NAPI id
+# (__napi_busy_loop() with io_uring's loop_end); over veth and virtio-net
+# two, in io_uring's own loop.
+urr_cpu_us() { # THRESHOLD ADDR PORT [ADDR PORT]
+        t=$1
+        shift
+        put $CORE/busy_loop_threshold "$t"
+        taskset 2 vmtool spin 60 >/dev/null &
+        spin=$!
+        sleep 1
+        out=$(taskset 2 vmtool urr 20 50000 120 "$@") || fail "urr failed: $out"
+        kill $spin 2>/dev/null
+        wait $spin 2>/dev/null
+        diag "io_uring threshold=$t over $*, CPU-bound neighbour: $out"
+        CPU_US=$(field cpu_us "$out")
+}
+
+# urr_yields LABEL ADDR PORT [ADDR PORT]: threshold 1 must cut the client's CPU time
+urr_yields() {
+        label=$1
+        shift
+        urr_cpu_us 0 "$@"
+        spun=$CPU_US
+        urr_cpu_us 1 "$@"
+        yielded=$CPU_US
+        put $CORE/busy_loop_threshold 0
+        [ -n "$spun" ] && [ -n "$yielded" ] || { fail "$label: no CPU times measured"; return; }
+        [ "$spun" -ge 40000 ] ||
+                fail "$label, threshold 0: the client used only ${spun}us of CPU; it should busy poll"
+        [ $((yielded * 3)) -lt "$spun" ] ||
+                fail "$label, threshold 1: the client used ${yielded}us of CPU vs ${spun}us with threshold 0; it should yield"
+}
+
+case_io_uring_yields() {
+        urr_yields "one NAPI id (veth)" 198.18.0.2 7000
+        if [ "$VIRTIO" = 1 ]; then
+                urr_yields "two NAPI ids (veth, virtio-net)" 198.18.0.2 7000 198.19.0.2 7000
+        else
+                skip "no virtio-net pair: io_uring was checked with one NAPI id only"
+        fi
+}
+
 # Cycle size and bulk across their whole ranges while bulk TCP traffic flows
 # over veth (GRO frees skb heads into the cache) and virtio-net (its RX path
 # allocates from the cache, TX completion frees into it), and with the
@@ -410,6 +455,7 @@ if [ "$CASE_FAILED" = 0 ]; then
         run_case "busy poll, threshold 1, CPU to itself: BusyPollRxPackets grows" case_busy_poll_uncrowded
         run_case "busy poll, threshold 1, CPU-bound task on the CPU: traffic completes" case_busy_poll_crowded
         run_case "busy_loop_threshold 1 gives the CPU to a runnable task" case_busy_loop_threshold_yields
+        run_case "busy_loop_threshold 1 ends io_uring NAPI busy polling, one and several NAPI ids" case_io_uring_yields
         run_case "NAPI skb cache size/bulk cycled under traffic" case_napi_cache_stress
 fi
 run_case "netpolld on the patched kernel: list, set, restore" case_netpolld

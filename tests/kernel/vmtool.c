@@ -5,7 +5,8 @@
  * reports the exact errno, switches veth offloads through the ethtool ioctl,
  * and moves TCP traffic: a forking server, a 1-byte request/response client
  * that waits in blocking recv() (so busy_read applies) and reports its own
- * CPU time, a bulk sender, and a CPU-bound spinner.
+ * CPU time, the same client waiting in io_uring with NAPI busy polling
+ * registered, a bulk sender, and a CPU-bound spinner.
  *
  * Built with `gcc -static` by tests/kernel/run.sh; not part of netpolld.
  */
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/ethtool.h>
+#include <linux/io_uring.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -23,8 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +44,11 @@ static int usage(void) {
                 "       vmtool rr ADDR PORT COUNT DELAY_US TIMEOUT_S\n"
                 "                                         COUNT 1-byte transactions, the server waiting\n"
                 "                                         DELAY_US before each reply\n"
+                "       vmtool urr COUNT DELAY_US TIMEOUT_S ADDR PORT [ADDR PORT]...\n"
+                "                                         the same over one connection per ADDR PORT,\n"
+                "                                         in turn, each reply awaited in io_uring with\n"
+                "                                         NAPI busy polling registered (10 ms), in\n"
+                "                                         io_uring_enter() calls of at most 10 ms\n"
                 "       vmtool stream ADDR PORT SECONDS   send bulk data for SECONDS\n"
                 "       vmtool spin SECONDS               burn CPU for SECONDS\n");
         return 2;
@@ -291,6 +300,157 @@ static int cmd_rr(char **argv) {
         return 0;
 }
 
+/* Linux 6.9 uapi, newer than the build host's headers may be. */
+#define VMTOOL_IORING_REGISTER_NAPI 27
+struct vmtool_io_uring_napi {
+        uint32_t busy_poll_to;
+        uint8_t prefer_busy_poll;
+        uint8_t pad[3];
+        uint64_t resv;
+};
+
+/* A minimal io_uring: one SQE at a time, one CQE awaited per io_uring_enter(). */
+typedef struct Ring {
+        int fd;
+        uint32_t *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
+        struct io_uring_sqe *sqes;
+        struct io_uring_cqe *cqes;
+} Ring;
+
+static int ring_setup(Ring *r) {
+        struct io_uring_params p = {};
+        size_t sq_len, cq_len;
+        char *sq, *cq;
+
+        r->fd = syscall(__NR_io_uring_setup, 4, &p);
+        if (r->fd < 0)
+                return -errno;
+        sq_len = p.sq_off.array + p.sq_entries * sizeof(uint32_t);
+        cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+        if (!(p.features & IORING_FEAT_SINGLE_MMAP))
+                return -ENOTSUP;
+        if (cq_len > sq_len)
+                sq_len = cq_len;
+        sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQ_RING);
+        if (sq == MAP_FAILED)
+                return -errno;
+        cq = sq;
+        r->sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
+        if (r->sqes == MAP_FAILED)
+                return -errno;
+        r->sq_tail = (uint32_t *)(sq + p.sq_off.tail);
+        r->sq_mask = (uint32_t *)(sq + p.sq_off.ring_mask);
+        r->sq_array = (uint32_t *)(sq + p.sq_off.array);
+        r->cq_head = (uint32_t *)(cq + p.cq_off.head);
+        r->cq_tail = (uint32_t *)(cq + p.cq_off.tail);
+        r->cq_mask = (uint32_t *)(cq + p.cq_off.ring_mask);
+        r->cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
+        return 0;
+}
+
+/*
+ * Submits a 1-byte IORING_OP_RECV on fd and waits for its completion, like an
+ * event loop with a 10 ms tick: io_uring_enter() waits at most 10 ms at a time
+ * (each wait busy polls first), and is called again until the CQE is there.
+ * Returns the result or -errno.
+ */
+static int ring_recv1(Ring *r, int fd, char *b) {
+        uint32_t tail = *r->sq_tail, idx = tail & *r->sq_mask, head, submit = 1;
+        struct __kernel_timespec ts = { .tv_nsec = 10000000 };
+        struct io_uring_getevents_arg arg = { .ts = (uintptr_t)&ts };
+        struct io_uring_sqe *sqe = &r->sqes[idx];
+        int res;
+
+        memset(sqe, 0, sizeof(*sqe));
+        sqe->opcode = IORING_OP_RECV;
+        sqe->fd = fd;
+        sqe->addr = (uintptr_t)b;
+        sqe->len = 1;
+        r->sq_array[idx] = idx;
+        __atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
+        head = *r->cq_head;
+        do {
+                if (syscall(__NR_io_uring_enter, r->fd, submit, 1, IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG,
+                            &arg, sizeof(arg)) >= 0)
+                        submit = 0;
+                else if (errno != ETIME && errno != EINTR)
+                        return -errno;
+        } while (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE));
+        res = r->cqes[head & *r->cq_mask].res;
+        __atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+        return res;
+}
+
+/*
+ * Like rr, over one connection per ADDR PORT pair, taking turns, each reply
+ * awaited in io_uring_enter() with NAPI busy polling registered on the ring:
+ * the ring tracks the NAPI id of every connection, so two connections over
+ * different devices make it busy poll several NAPI ids.
+ */
+static int cmd_urr(int argc, char **argv) {
+        struct vmtool_io_uring_napi napi = { .busy_poll_to = 10000 };
+        unsigned long count, delay, timeout;
+        int fds[8], nfd = 0, r;
+        char req[5] = { MODE_RR };
+        struct rusage ru;
+        uint64_t start;
+        Ring ring = {};
+        uint32_t d;
+
+        if (argc < 5 || (argc - 3) % 2 || (argc - 3) / 2 > 8)
+                return usage();
+        if (parse_uint(argv[0], "COUNT", 100000000, &count) < 0 ||
+            parse_uint(argv[1], "DELAY_US", 10000000, &delay) < 0 ||
+            parse_uint(argv[2], "TIMEOUT_S", 3600, &timeout) < 0)
+                return 2;
+        signal(SIGALRM, on_alarm);
+        alarm(timeout);
+
+        r = ring_setup(&ring);
+        if (r < 0) {
+                fprintf(stderr, "vmtool: io_uring_setup: %s\n", strerror(-r));
+                return 1;
+        }
+        if (syscall(__NR_io_uring_register, ring.fd, VMTOOL_IORING_REGISTER_NAPI, &napi, 1) < 0) {
+                fprintf(stderr, "vmtool: IORING_REGISTER_NAPI: %s\n", strerror(errno));
+                return 1;
+        }
+        d = delay;
+        memcpy(req + 1, &d, sizeof(d));
+        for (int i = 3; i < argc; i += 2) {
+                fds[nfd] = connect_to(argv[i], argv[i + 1]);
+                if (fds[nfd] < 0)
+                        return 1;
+                if (write_full(fds[nfd], req, sizeof(req)) < 0) {
+                        perror("vmtool: urr");
+                        return 1;
+                }
+                nfd++;
+        }
+        start = now_us(CLOCK_MONOTONIC);
+        for (unsigned long i = 0; i < count; i++) {
+                int fd = fds[i % nfd];
+                char b = 'x';
+
+                r = write_full(fd, &b, 1);
+                if (r >= 0)
+                        r = ring_recv1(&ring, fd, &b);
+                if (r == 0)
+                        r = -EPIPE;
+                if (r < 0) {
+                        fprintf(stderr, "vmtool: urr transaction %lu: %s\n", i, strerror(-r));
+                        return 1;
+                }
+        }
+        getrusage(RUSAGE_SELF, &ru);
+        printf("transactions=%lu connections=%d wall_us=%llu cpu_us=%llu\n", count, nfd,
+               (unsigned long long)(now_us(CLOCK_MONOTONIC) - start),
+               (unsigned long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+                       (unsigned long long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec));
+        return 0;
+}
+
 static int cmd_stream(char **argv) {
         static char buf[65536];
         unsigned long seconds;
@@ -351,6 +511,8 @@ int main(int argc, char **argv) {
                 return cmd_server(argv[2]);
         if (strcmp(argv[1], "rr") == 0 && argc == 7)
                 return cmd_rr(argv + 2);
+        if (strcmp(argv[1], "urr") == 0)
+                return cmd_urr(argc - 2, argv + 2);
         if (strcmp(argv[1], "stream") == 0 && argc == 5)
                 return cmd_stream(argv + 2);
         if (strcmp(argv[1], "spin") == 0 && argc == 3)
