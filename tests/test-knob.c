@@ -185,14 +185,15 @@ START_TEST(test_knob_parse_value_times_take_units) {
         assert_value("busy-read", "2147483647", 2147483647);
         assert_value("gro-flush-timeout", "2ms", 2000000);
         assert_value("gro-flush-timeout", "20000", 20000);
-        assert_value("softirq-budget", "2ms", 2000);
+        assert_value("softirq-budget", "1ms", 1000);
+        assert_value("softirq-budget", "4ms", 4000);
         assert_value("softirq-budget", "100ms", 100000);
         assert_value_refused("busy-read", "500ns", -EINVAL, "not a whole number of microseconds");
         assert_value_refused("busy-read", "5 us", -EINVAL, "spaces are not allowed");
         assert_value_refused("busy-read", "-5", -EINVAL, "negative values are not allowed");
         assert_value_refused("busy-read", "2147483648", -ERANGE, "out of range");
         assert_value_refused("busy-read", "1h", -EINVAL, "unknown unit; expected ns, us, ms or s");
-        assert_value_refused("softirq-budget", "99us", -ERANGE, "out of range");
+        assert_value_refused("softirq-budget", "999us", -ERANGE, "out of range");
         assert_value_refused("softirq-budget", "101ms", -ERANGE, "out of range");
         assert_value_refused("netdev-budget-time", "0", -ERANGE, "out of range");
 }
@@ -332,7 +333,9 @@ END_TEST
 START_TEST(test_knob_refusal_hint_names_kernel_limits) {
         ck_assert_str_eq(knob_refusal_hint(knob_find("netdev-budget-time")),
                          "the kernel refuses values below 2 jiffies (8000us at HZ=250, 2000us at HZ=1000)");
-        ck_assert_str_eq(knob_refusal_hint(knob_find("softirq-budget")), "the patched kernel accepts 100us to 100000us");
+        ck_assert_str_eq(knob_refusal_hint(knob_find("softirq-budget")),
+                         "the patched kernel accepts 1000us to 100000us, and at least one jiffy (4000us at HZ=250, "
+                         "1000us at HZ=1000), rounded up to whole jiffies");
         ck_assert_str_eq(knob_refusal_hint(knob_find("napi-skb-cache-size")),
                          "the patched kernel accepts 2 to 256 skbs, and at least twice napi-skb-cache-bulk (lower the "
                          "bulk first)");

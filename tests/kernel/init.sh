@@ -25,6 +25,10 @@ exec 3>/dev/ttyS1
 
 CORE=/proc/sys/net/core
 KERN=/proc/sys/kernel
+# kernel.config builds with HZ=250: one jiffy is 4000 us, the least
+# softirq_budget_usecs accepts, and the default (2 ms rounded up to whole
+# jiffies, msecs_to_jiffies(2)) is one jiffy too.
+JIFFY_US=4000
 NS_PID=
 SERVER_PID=
 CASE_FAILED=0
@@ -73,7 +77,7 @@ refuse() {
 
 case_defaults() {
         expect_eq busy_loop_threshold "$(cat $CORE/busy_loop_threshold)" 0
-        expect_eq softirq_budget_usecs "$(cat $KERN/softirq_budget_usecs)" 2000
+        expect_eq softirq_budget_usecs "$(cat $KERN/softirq_budget_usecs)" $JIFFY_US
         expect_eq softirq_max_restart "$(cat $KERN/softirq_max_restart)" 10
         expect_eq napi_skb_cache_size "$(cat $CORE/napi_skb_cache_size)" 64
         expect_eq napi_skb_cache_bulk "$(cat $CORE/napi_skb_cache_bulk)" 16
@@ -97,8 +101,11 @@ case_busy_loop_threshold_range() {
         check_range $CORE/busy_loop_threshold 0 0 2147483647 -1 2147483648 99999999999
 }
 
+# Below one jiffy the budget cannot be honoured: 100 and 2000 (v1's minimum
+# and default) are refused like 0.
 case_softirq_budget_range() {
-        check_range $KERN/softirq_budget_usecs 2000 100 100000 99 100001 0 -2000
+        check_range $KERN/softirq_budget_usecs $JIFFY_US $JIFFY_US 100000 \
+                $((JIFFY_US - 1)) 2000 100 100001 0 -$JIFFY_US
 }
 
 case_softirq_restart_range() {
@@ -329,14 +336,14 @@ case_napi_cache_stress() {
         end=$(($(date +%s) + secs - 2))
         while [ "$(date +%s)" -lt "$end" ]; do
                 if [ $((rounds % 2)) = 0 ]; then
-                        echo 100 >$KERN/softirq_budget_usecs && echo 1 >$KERN/softirq_max_restart
+                        echo $JIFFY_US >$KERN/softirq_budget_usecs && echo 1 >$KERN/softirq_max_restart
                 else
                         echo 100000 >$KERN/softirq_budget_usecs && echo 1000 >$KERN/softirq_max_restart
                 fi
                 cycle_napi_cache || errors=$((errors + $?))
                 rounds=$((rounds + 1))
         done
-        echo 2000 >$KERN/softirq_budget_usecs
+        echo $JIFFY_US >$KERN/softirq_budget_usecs
         echo 10 >$KERN/softirq_max_restart
         wait $p1 || fail "veth stream failed: $(cat /tmp/stream-veth)"
         diag "veth stream: $(cat /tmp/stream-veth)"
@@ -372,7 +379,7 @@ case_netpolld() {
         # originals that differ from both the defaults and what netpolld sets
         put $CORE/busy_read 0
         put $CORE/busy_loop_threshold 3
-        put $KERN/softirq_budget_usecs 3000
+        put $KERN/softirq_budget_usecs 12000
         put $KERN/softirq_max_restart 7
         put $CORE/napi_skb_cache_size 100
         put $CORE/napi_skb_cache_bulk 20
@@ -397,16 +404,17 @@ case_netpolld() {
                 expect_eq "netpollctl list: KERNEL column of $k" "$kernel" yes
         done
 
-        out=$(ctl set softirq-budget 2ms 2>&1) || fail "netpollctl set softirq-budget 2ms: $out"
-        expect_eq "softirq_budget_usecs after set softirq-budget 2ms" "$(cat $KERN/softirq_budget_usecs)" 2000
+        out=$(ctl set softirq-budget 8ms 2>&1) || fail "netpollctl set softirq-budget 8ms: $out"
+        expect_eq "softirq_budget_usecs after set softirq-budget 8ms" "$(cat $KERN/softirq_budget_usecs)" 8000
         out=$(ctl set busy-loop-threshold 1 softirq-restarts 20 napi-skb-cache-size 128 \
                 napi-skb-cache-bulk 32 2>&1) || fail "netpollctl set (patched knobs): $out"
         expect_eq busy_loop_threshold "$(cat $CORE/busy_loop_threshold)" 1
         expect_eq softirq_max_restart "$(cat $KERN/softirq_max_restart)" 20
         expect_eq napi_skb_cache_size "$(cat $CORE/napi_skb_cache_size)" 128
         expect_eq napi_skb_cache_bulk "$(cat $CORE/napi_skb_cache_bulk)" 32
-        out=$(ctl set softirq-budget 50us 2>&1) && fail "netpollctl set softirq-budget 50us succeeded: $out"
-        expect_eq "softirq_budget_usecs after the refused 50us" "$(cat $KERN/softirq_budget_usecs)" 2000
+        # below one jiffy: netpolld passes it on, the kernel refuses it
+        out=$(ctl set softirq-budget 2ms 2>&1) && fail "netpollctl set softirq-budget 2ms succeeded: $out"
+        expect_eq "softirq_budget_usecs after the refused 2ms" "$(cat $KERN/softirq_budget_usecs)" 8000
         diag "netpollctl list:"
         echo "$list" | while read -r l; do diag "  $l"; done
 
@@ -415,7 +423,7 @@ case_netpolld() {
         expect_eq "netpolld exit status on SIGTERM" "$?" 0
         expect_eq "busy_read restored" "$(cat $CORE/busy_read)" 0
         expect_eq "busy_loop_threshold restored" "$(cat $CORE/busy_loop_threshold)" 3
-        expect_eq "softirq_budget_usecs restored" "$(cat $KERN/softirq_budget_usecs)" 3000
+        expect_eq "softirq_budget_usecs restored" "$(cat $KERN/softirq_budget_usecs)" 12000
         expect_eq "softirq_max_restart restored" "$(cat $KERN/softirq_max_restart)" 7
         expect_eq "napi_skb_cache_size restored" "$(cat $CORE/napi_skb_cache_size)" 100
         expect_eq "napi_skb_cache_bulk restored" "$(cat $CORE/napi_skb_cache_bulk)" 20
@@ -447,7 +455,7 @@ case " $(cat /proc/cmdline) " in *" ktest.variant=debug "*) DEBUG=1 ;; esac
 [ "$DEBUG" = 1 ] && run_case "debug kernel: KASAN and lockdep are active" case_debug_checkers_active
 run_case "new sysctls have their upstream defaults" case_defaults
 run_case "busy_loop_threshold: 0..INT_MAX, EINVAL outside, value kept" case_busy_loop_threshold_range
-run_case "softirq_budget_usecs: 100..100000, EINVAL outside, value kept" case_softirq_budget_range
+run_case "softirq_budget_usecs: one jiffy (4000 at HZ=250)..100000, EINVAL outside, value kept" case_softirq_budget_range
 run_case "softirq_max_restart: 1..1000, EINVAL outside, value kept" case_softirq_restart_range
 run_case "napi_skb_cache_size/bulk: ranges and bulk <= size/2" case_napi_cache_range
 run_case "network: veth (GRO on, TSO off) and virtio-net pairs, server reachable" setup_network
