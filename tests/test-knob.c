@@ -336,9 +336,8 @@ START_TEST(test_knob_refusal_hint_names_kernel_limits) {
         ck_assert_str_eq(knob_refusal_hint(knob_find("softirq-budget")),
                          "the patched kernel accepts 1000us to 100000us, and at least one jiffy (4000us at HZ=250, "
                          "1000us at HZ=1000), rounded up to whole jiffies");
-        ck_assert_str_eq(knob_refusal_hint(knob_find("napi-skb-cache-size")),
-                         "the patched kernel accepts 2 to 256 skbs, and at least twice napi-skb-cache-bulk (lower the "
-                         "bulk first)");
+        ck_assert_str_eq(knob_refusal_hint(knob_find("napi-skb-cache-size")), "the patched kernel accepts 2 to 256 skbs");
+        ck_assert_str_eq(knob_refusal_hint(knob_find("napi-skb-cache-bulk")), "the patched kernel accepts 1 to 128 skbs");
         for (size_t i = 0; i < knob_catalog_size; i++)
                 if (knob_catalog[i].patch)
                         ck_assert_ptr_nonnull(knob_refusal_hint(&knob_catalog[i]));

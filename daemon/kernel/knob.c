@@ -140,7 +140,6 @@ const KnobDesc knob_catalog[_KNOB_ID_MAX] = {
                 .max = 256,
                 .patch = PATCH_0003,
                 .summary = "socket buffers (skbs) kept in the per-CPU NAPI cache for reuse",
-                .kernel_limit = "at least twice napi-skb-cache-bulk (lower the bulk first)",
         },
         [KNOB_ID_NAPI_SKB_CACHE_BULK] = {
                 .name = "napi-skb-cache-bulk",
@@ -151,8 +150,8 @@ const KnobDesc knob_catalog[_KNOB_ID_MAX] = {
                 .min = 1,
                 .max = 128,
                 .patch = PATCH_0003,
-                .summary = "socket buffers allocated or freed at once when the NAPI cache runs empty or full",
-                .kernel_limit = "at most half of napi-skb-cache-size (raise the size first)",
+                .summary = "socket buffers allocated at once when the NAPI cache runs empty (at most half of "
+                           "napi-skb-cache-size is used)",
         },
         [KNOB_ID_NAPI_DEFER_HARD_IRQS] = {
                 .name = "napi-defer-hard-irqs",
