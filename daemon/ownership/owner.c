@@ -17,6 +17,7 @@
 #include "log.h"
 #include "macro.h"
 #include "sysroot.h"
+#include "test-hook.h"
 
 typedef struct Held {
         Target t;
@@ -478,8 +479,10 @@ static int enforce(Owner *o, Held *h, const char *reason, const char *why, bool 
                 if (r < 0)
                         return r;
                 recorded = true;
+                test_crash_point("journal-written");
         }
         r = kernel_write(o, &h->t, want);
+        test_crash_point("knob-written");
         if (r < 0) {
                 if (recorded)
                         (void)journal_forget(o->journal, h->t.key);
