@@ -375,6 +375,15 @@ stop_daemon() {
         return 0
 }
 
+# SIGTERM: exit status 0, the fixture byte for byte as $SNAP, no journal left.
+stop_and_expect_restored() {
+        stop_daemon TERM
+        expect_eq "exit status on SIGTERM" "$DAEMON_RC" 0
+        expect_tree_bytes "after the stop" "$SNAP"
+        [ -e "$STATE/restore.journal" ] && fail "restore.journal left after a clean stop:" "$(cat "$STATE/restore.journal")"
+        return 0
+}
+
 # ---------------------------------------------------------------- small helpers
 
 # background CMD...: starts CMD in the background, killed with the rest on exit; BG_PID is its pid.

@@ -17,10 +17,7 @@
 case_stop_restores() {
         need_daemon || return
         expect_eq "get dev-weight after the bad input" "$(get_value_origin dev-weight)" "100 manual"
-        stop_daemon TERM
-        expect_eq "exit status on SIGTERM" "$DAEMON_RC" 0
-        expect_tree_bytes "after the stop" "$SNAP"
-        [ -e "$STATE/restore.journal" ] && fail "restore.journal left after a clean stop:" "$(cat "$STATE/restore.journal")"
+        stop_and_expect_restored
         log_has "ERROR" && fail "netpolld logged an error:" "$(grep ERROR "$LOG")"
         return 0
 }

@@ -59,14 +59,6 @@ expect_set_refused() { # KNOB VALUE ERR
         expect_rc 0
 }
 
-stop_and_expect_restored() {
-        stop_daemon TERM
-        expect_eq "exit status on SIGTERM" "$DAEMON_RC" 0
-        expect_tree_bytes "after the stop" "$SNAP"
-        [ -e "$STATE/restore.journal" ] && fail "restore.journal left after a clean stop:" "$(cat "$STATE/restore.journal")"
-        return 0
-}
-
 case_unwritable_at_start() { # ro|full
         local err="Read-only file system"
         make_fixture
