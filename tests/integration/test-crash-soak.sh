@@ -13,8 +13,12 @@
 # NETPOLLD_SOAK_CYCLES (default 20, the CI run) sets the number of cycles;
 # NETPOLLD_SOAK_SEED makes a run repeatable (the seed is printed). One TAP
 # line per cycle, then the totals. Speaks TAP; needs root (for the private
-# bus set-up shared with the other integration tests), touches no real
-# kernel value.
+# bus set-up shared with the other integration tests).
+#
+# NETPOLLD_SOAK_HOST_CYCLES=N (default 0) adds N cycles against the real
+# kernel (--sysroot /), with the global net.core knobs only (no device, no
+# IRQ): run it under the host lock (flock /run/netpolld-host.lock). The
+# script puts the host's values back itself on exit, whatever happened.
 
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -23,8 +27,13 @@ CYCLES=${NETPOLLD_SOAK_CYCLES:-20}
 SEED=${NETPOLLD_SOAK_SEED:-$(( $(date +%s) % 100000 ))}
 RANDOM=$SEED
 
+HOST_CYCLES=${NETPOLLD_SOAK_HOST_CYCLES:-0}
 KNOBS=(busy-read busy-poll netdev-budget netdev-budget-time dev-weight netdev-max-backlog
         napi-defer-hard-irqs@veth0 gro-flush-timeout@veth0 napi-threaded@veth0 rps-cpus@veth0 xps-cpus@veth0)
+GLOBAL_KNOBS=(busy-read busy-poll netdev-budget netdev-budget-time dev-weight netdev-max-backlog)
+HOST_FILES=(busy_read busy_poll netdev_budget netdev_budget_usecs dev_weight netdev_max_backlog)
+PROFILE_A=itest-latency
+PROFILE_B=itest-budget
 
 # Totals for the summary.
 N_OPS=0
@@ -39,7 +48,7 @@ random_value() { # KNOB
         case $1 in
         busy-read | busy-poll) echo "$((RANDOM % 200))us" ;;
         netdev-budget) echo $((1 + RANDOM % 1000)) ;;
-        netdev-budget-time) echo "$((2000 + RANDOM % 20000))us" ;;
+        netdev-budget-time) echo "$((8000 + RANDOM % 20000))us" ;; # at least 2 jiffies at HZ=250
         dev-weight) echo $((1 + RANDOM % 512)) ;;
         netdev-max-backlog) echo $((100 + RANDOM % 5000)) ;;
         napi-defer-hard-irqs@*) echo $((RANDOM % 10)) ;;
@@ -69,8 +78,8 @@ random_op() {
                 ;;
         5 | 6) "$NETPOLLCTL" reset "$(random_knob)" ;;
         7) "$NETPOLLCTL" reset --all ;;
-        8) "$NETPOLLCTL" profile set itest-budget ;;
-        9) "$NETPOLLCTL" profile set itest-latency ;;
+        8) "$NETPOLLCTL" profile set "$PROFILE_B" ;;
+        9) "$NETPOLLCTL" profile set "$PROFILE_A" ;;
         esac
 }
 
@@ -178,17 +187,70 @@ soak_cycle() { # I
         drive $((RANDOM % 4))
         stop_daemon TERM
         expect_eq "exit status on SIGTERM" "$DAEMON_RC" 0
-        d=$(diff -r "$SNAP" "$ROOT" 2>&1)
-        lost=$(cd "$SNAP" && find . -type f | while read -r f; do cmp -s "$f" "$ROOT/$f" || echo x; done | wc -l)
+        d=$(differing_files)
+        lost=$(grep -c . <<<"$d")
         N_LOST=$((N_LOST + lost))
         [ -z "$d" ] || fail "after the stop, $lost values differ from the originals:" "$d"
         [ -e "$STATE/restore.journal" ] && fail "restore.journal left after a clean stop:" "$(cat "$STATE/restore.journal")"
         if [ "$CASE_FAILED" = 1 ]; then
                 # the next cycle starts from the originals again
                 rm -f "$STATE/restore.journal"
-                rm -rf "$ROOT" && cp -a "$SNAP" "$ROOT"
+                put_back_originals
         fi
         return 0
+}
+
+# Each file of $SNAP whose bytes differ below $ROOT: "PATH: ORIGINAL -> NOW".
+differing_files() {
+        local f
+        (cd "$SNAP" && find . -type f | LC_ALL=C sort) | while read -r f; do
+                f=${f#./}
+                cmp -s "$SNAP/$f" "$ROOT/$f" ||
+                        echo "/$f: $(od -An -c "$SNAP/$f" | tr -s ' ') -> $(od -An -c "$ROOT/$f" 2>/dev/null | tr -s ' ')"
+        done
+}
+
+# Writes every original of $SNAP back below $ROOT (file by file: ROOT may be /).
+put_back_originals() {
+        local f
+        (cd "$SNAP" && find . -type f) | while read -r f; do
+                f=${f#./}
+                cmp -s "$SNAP/$f" "$ROOT/$f" || cat "$SNAP/$f" >"$ROOT/$f"
+        done
+}
+
+# The real kernel from here on: global net.core knobs only, host profiles, a
+# snapshot of their files, and a trap that writes them back whatever happens.
+switch_to_host() {
+        local f
+        ROOT=/
+        SNAP=$TMP/host-originals
+        mkdir -p "$SNAP/proc/sys/net/core"
+        for f in "${HOST_FILES[@]}"; do
+                cat "/proc/sys/net/core/$f" >"$SNAP/proc/sys/net/core/$f" || return 1
+        done
+        trap 'cleanup_host' EXIT
+        KNOBS=("${GLOBAL_KNOBS[@]}")
+        PROFILE_A=itest-host-a
+        PROFILE_B=itest-host-b
+        printf '[profile]\ndescription = soak on the host\n[knobs]\nbusy-read = 50us\nbusy-poll = 50us\nnetdev-budget = 600\n' \
+                >"$PROFILES/itest-host-a.conf"
+        printf '[profile]\ndescription = soak on the host\n[knobs]\nnetdev-budget = 450\ndev-weight = 128\n' \
+                >"$PROFILES/itest-host-b.conf"
+        write_config itest-host-a
+        rm -f "$STATE/restore.journal"
+}
+
+cleanup_host() {
+        cleanup_daemons_only
+        [ "$ROOT" = / ] && [ -d "$SNAP" ] && put_back_originals
+        cleanup
+}
+
+# The daemon first (it must not write after the originals are back), then the rest in cleanup().
+cleanup_daemons_only() {
+        [ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null && { wait "$DAEMON_PID"; } 2>/dev/null
+        DAEMON_PID=
 }
 
 require_root_and_tools
@@ -204,16 +266,34 @@ echo "# seed $SEED, $CYCLES cycles, test hooks: ${NETPOLLD_TEST_HOOKS:-0}"
 for ((c = 1; c <= CYCLES; c++)); do
         run_case "soak cycle $c: crash, restart, stop: every fixture file equals its original" soak_cycle "$c"
 done
-summary() {
+reset_totals() {
+        N_OPS=0 N_OPS_OK=0 N_CRASHED_AT_HOOK=0 N_CRASHED_IN_START=0 N_CHANGED_AT_CRASH=0 N_LOST=0
+        MODES=()
+}
+
+summary() { # CYCLES
         local m modes=
         for m in "${!MODES[@]}"; do
                 modes+=" $m=${MODES[$m]}"
         done
-        diag "seed $SEED: $CYCLES cycles ($modes ), $N_OPS netpollctl operations ($N_OPS_OK succeeded; more ran under the random-time kills), $N_CRASHED_AT_HOOK crashes at a crash point ($N_CRASHED_IN_START during start-up), $N_CHANGED_AT_CRASH changed values journaled at the crashes, $N_LOST values lost"
+        diag "seed $SEED: $1 cycles ($modes ), $N_OPS netpollctl operations ($N_OPS_OK succeeded; more ran under the random-time kills), $N_CRASHED_AT_HOOK crashes at a crash point ($N_CRASHED_IN_START during start-up), $N_CHANGED_AT_CRASH changed values journaled at the crashes, $N_LOST values lost"
         expect_eq "values lost" "$N_LOST" 0
-        [ "${NETPOLLD_TEST_HOOKS:-0}" = 1 ] && [ "$CYCLES" -ge 10 ] && [ "$N_CRASHED_AT_HOOK" = 0 ] &&
+        [ "${NETPOLLD_TEST_HOOKS:-0}" = 1 ] && [ "$1" -ge 10 ] && [ "$N_CRASHED_AT_HOOK" = 0 ] &&
                 fail "no cycle reached its crash point: the hook does not work"
         return 0
 }
-run_case "soak totals" summary
+run_case "soak totals" summary "$CYCLES"
+
+if [ "$HOST_CYCLES" -gt 0 ]; then
+        if ! switch_to_host; then
+                echo "Bail out! cannot read the host's net.core values"
+                exit 1
+        fi
+        echo "# $HOST_CYCLES cycles against the real kernel (net.core: ${HOST_FILES[*]})"
+        reset_totals
+        for ((c = 1; c <= HOST_CYCLES; c++)); do
+                run_case "host cycle $c: crash, restart, stop: every net.core value equals its original" soak_cycle "$c"
+        done
+        run_case "host totals" summary "$HOST_CYCLES"
+fi
 tap_done
