@@ -378,10 +378,19 @@ def case_memory(calls, rounds_min_calls=1000):
     rss1 = vm_rss_kib()
     c.close()
     grew = rss1 - rss0
-    tap(grew < RSS_BOUND_KIB and not failures and alive(),
-        "VmRSS after %d more bad calls grew by less than %d KiB" % (n, RSS_BOUND_KIB),
-        ["VmRSS %d KiB after the warm-up round, %d KiB after %d more bad calls (%+d KiB)" % (rss0, rss1, n, grew)]
-        + failures[:10])
+    figures = ["VmRSS %d KiB after the warm-up round, %d KiB after %d more bad calls (%+d KiB)" % (rss0, rss1, n, grew)]
+    desc = "VmRSS after %d more bad calls grew by less than %d KiB" % (n, RSS_BOUND_KIB)
+    if sanitized() and not failures and alive():
+        # ASan keeps freed memory in its quarantine; LeakSanitizer judges leaks at the stop instead.
+        tap(True, desc + " # SKIP netpolld is built with AddressSanitizer, whose quarantine holds freed memory",
+            figures)
+        return
+    tap(grew < RSS_BOUND_KIB and not failures and alive(), desc, figures + failures[:10])
+
+
+def sanitized():
+    with open("/proc/%d/maps" % PID) as f:
+        return "libasan" in f.read()
 
 
 def main():
