@@ -29,6 +29,7 @@ make_policy
 start_bus
 # uid 65534 must be able to read the client modules
 chmod -R a+rX "$TMP"
+# shellcheck disable=SC2119  # no extra options: the configured daemon
 if ! start_daemon; then
         echo "Bail out! netpolld did not start: $(tail -n 20 "$LOG")"
         exit 1

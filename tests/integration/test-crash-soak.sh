@@ -108,8 +108,7 @@ drive() { # N
 # The crash invariant: what differs from the originals is journaled with them.
 check_journal_covers() { # WHEN
         local changed
-        changed=$(python3 "$LIB_DIR/journal-covers.py" "$ROOT" "$SNAP" "$STATE/restore.journal" 2>"$TMP/covers.err")
-        if [ $? != 0 ]; then
+        if ! changed=$(python3 "$LIB_DIR/journal-covers.py" "$ROOT" "$SNAP" "$STATE/restore.journal" 2>"$TMP/covers.err"); then
                 fail "$1: a changed value is not journaled with its original:" "$(cat "$TMP/covers.err")" \
                         "journal:" "$(cat "$STATE/restore.journal" 2>/dev/null)"
                 return

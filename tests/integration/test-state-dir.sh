@@ -69,6 +69,7 @@ case_unwritable_at_start() { # ro|full
                 fill_state
                 err="No space left on device"
         fi
+        # shellcheck disable=SC2119  # no extra options: the configured daemon
         start_daemon || return
         # every knob of the profile was refused, none written
         expect_tree_bytes "after start with an unwritable state directory" "$SNAP"
@@ -97,9 +98,10 @@ case_unwritable_at_start() { # ro|full
 }
 
 case_unwritable_mid_run() { # ro|full
-        local err="Read-only file system" journal
+        local err="Read-only file system"
         make_fixture
         mount_state rw
+        # shellcheck disable=SC2119  # no extra options: the configured daemon
         start_daemon || return
         expect_file $CORE/busy_read 50
         ctl set dev-weight 128
@@ -110,7 +112,6 @@ case_unwritable_mid_run() { # ro|full
                 fill_state
                 err="No space left on device"
         fi
-        journal=$(cat "$STATE/restore.journal")
         expect_set_refused netdev-max-backlog 2000 "$err"
         expect_set_refused napi-defer-hard-irqs@veth0 3 "$err"
         # A knob whose original is journaled already can still change: it can be put back.
