@@ -277,7 +277,10 @@ int write_knob(Manager *m, const KnobRef *ref, const KnobValue *v, ValueOrigin o
                         log_warning("%s: the kernel stored %s instead of %s", t[i].name, strempty(f), strempty(w));
                 } else if (r == -ENODEV)
                         return unsupported_message(ref, r, ret_message);
-                else if (r < 0) {
+                else if (r == -OWNER_E_NOT_JOURNALED) {
+                        *ret_message = owner_not_journaled_message(m->owner, t[i].name);
+                        return *ret_message ? -EIO : -ENOMEM;
+                } else if (r < 0) {
                         _cleanup_(freep) char *want = knob_format_value(ref->desc, v);
                         const char *hint = r == -EINVAL ? knob_refusal_hint(ref->desc) : NULL;
                         if (asprintf(ret_message, "the kernel refused %s = %s: %s%s%s", name, strempty(want),
