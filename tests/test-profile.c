@@ -59,7 +59,7 @@ START_TEST(test_profile_unknown_section_and_keys) {
                       "$D/p.conf:4: [knobs] no-such-knob: unknown knob (see `netpollctl list`)",
                       "$D/p.conf:6: [adaptive] enable: unknown key (expected one of: enabled, runqueue-threshold, "
                       "hold, min-dwell, busy-poll-floor, squeeze-threshold, budget-step, netdev-budget-max, "
-                      "netdev-budget-time-max, softirq-budget-max, quiet-period)",
+                      "netdev-budget-time-max, softirq-budget-max, quiet-period, live-sockets)",
                       "$D/p.conf:8: [irq] device: unknown key (expected one of: devices, strategy, cpus, "
                       "exclude-cpus, rps, xps)",
                       "$D/p.conf:9: [foo]: unknown section (expected [profile], [knobs], [adaptive] or [irq])");
