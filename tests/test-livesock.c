@@ -293,7 +293,8 @@ START_TEST(test_sockscan_walk_sets_a_child_socket) {
         ck_assert_int_eq(read(to_parent[0], &f.inode, sizeof(f.inode)), sizeof(f.inode));
         f.pid = child;
         ck_assert_int_eq(sockscan_inet_inodes("/proc", &inodes, &n), 0);
-        r = sockscan_walk("/proc", inodes, n, set_found, &f);
+        unsigned refused;
+        r = sockscan_walk("/proc", inodes, n, set_found, &f, &refused);
         ck_assert_int_eq(write(to_child[1], "x", 1), 1);
         ck_assert_int_eq(read(to_parent[0], &value, sizeof(value)), sizeof(value));
         waitpid(child, NULL, 0);

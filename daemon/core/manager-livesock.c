@@ -79,6 +79,7 @@ int manager_livesock_pass(Manager *m, LiveSockPassKind kind, uint64_t old, uint6
         PassContext c = { .m = m, .pass = &pass };
         size_t n = 0;
         uint64_t start = now_us();
+        unsigned refused = 0;
         int r, visited;
 
         if (manager_dry_run(m) || (kind != LIVESOCK_UNDO && !manager_live_sockets(m)))
@@ -89,7 +90,7 @@ int manager_livesock_pass(Manager *m, LiveSockPassKind kind, uint64_t old, uint6
                 return 0;
         }
         r = sockscan_inet_inodes(LIVESOCK_PROC, &inodes, &n);
-        visited = r < 0 ? r : sockscan_walk(LIVESOCK_PROC, inodes, n, on_socket, &c);
+        visited = r < 0 ? r : sockscan_walk(LIVESOCK_PROC, inodes, n, on_socket, &c, &refused);
         if (visited < 0) {
                 livesock_pass_abort(&pass);
                 if (kind == LIVESOCK_UNDO)
@@ -98,13 +99,14 @@ int manager_livesock_pass(Manager *m, LiveSockPassKind kind, uint64_t old, uint6
                                          pass_name(kind));
         }
         log_info("live sockets (%s): %u of %d TCP/UDP sockets went from SO_BUSY_POLL %" PRIu64 " to %" PRIu64
-                 " (%" PRIu64 " us)",
-                 pass_name(kind), c.changed, visited, pass.from, pass.to, now_us() - start);
+                 " (%" PRIu64 " us; %u processes' descriptors out of reach)",
+                 pass_name(kind), c.changed, visited, pass.from, pass.to, now_us() - start, refused);
         if (c.failed > 0)
                 log_warning("live sockets (%s): %u sockets could not be read or changed: %s%s", pass_name(kind),
                             c.failed, strerror(-c.first_error),
                             c.first_error == -EPERM ? " (pidfd_getfd needs CAP_SYS_PTRACE for other users' "
-                                                      "and other services' processes)" : "");
+                                                      "and other services' processes, and under systemd the "
+                                                      "drop-in live-sockets.conf)" : "");
         livesock_pass_end(&m->live, &pass);
         return (int)c.changed;
 }
@@ -114,9 +116,10 @@ void manager_follow_live_sockets(Manager *m) {
 
         if (manager_live_sockets(m)) {
                 if (!m->live_ptrace)
-                        log_notice("live-sockets is on, but netpolld started without it and gave up CAP_SYS_PTRACE: "
-                                   "only processes it may trace without it are reached; restart netpolld to "
-                                   "reach all");
+                        log_notice("live-sockets is on, but netpolld does not hold CAP_SYS_PTRACE (given up at "
+                                   "start for a profile without live-sockets, or not granted: under systemd, "
+                                   "the drop-in live-sockets.conf): only processes it may trace without it "
+                                   "are reached");
                 return;
         }
         /* Off: sockets of an outstanding yield go back, and the capability goes for good. */

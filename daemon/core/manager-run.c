@@ -139,7 +139,7 @@ int manager_run(Manager *m, const char *bus_address) {
                 return log_error_errno(r, "cannot drop capabilities: %m");
         if (r > 0)
                 log_debug("not privileged: no capabilities to drop");
-        m->live_ptrace = r == 0 && profile->adaptive.live_sockets;
+        m->live_ptrace = r == 0 && profile->adaptive.live_sockets && caps_hold_ptrace();
 
         r = setup_loop(m);
         if (r < 0)

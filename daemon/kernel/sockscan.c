@@ -183,7 +183,8 @@ static int walk_process(const char *proc, int pid, const uint64_t *inodes, size_
         snprintf(path, sizeof(path), "%s/%d/fd", proc, pid);
         d = opendir(path);
         if (!d)
-                return 0; /* gone, or not ours to read: nothing of it is visited */
+                /* Gone: nothing of it to visit. Not ours to read: the caller counts it. */
+                return errno == EACCES || errno == EPERM ? -EACCES : 0;
         while ((de = readdir(d))) {
                 char link[64];
                 uint64_t inode;
@@ -195,6 +196,11 @@ static int walk_process(const char *proc, int pid, const uint64_t *inodes, size_
                 if (de->d_name[0] == '.')
                         continue;
                 len = readlinkat(dirfd(d), de->d_name, link, sizeof(link) - 1);
+                if (len < 0 && (errno == EACCES || errno == EPERM)) {
+                        /* The directory lists, but its links need ptrace access: the whole process is out of reach. */
+                        r = -EACCES;
+                        break;
+                }
                 if (len < 0)
                         continue;
                 link[len] = 0;
@@ -223,13 +229,16 @@ static int walk_process(const char *proc, int pid, const uint64_t *inodes, size_
         return r < 0 ? r : count;
 }
 
-int sockscan_walk(const char *proc, const uint64_t *inodes, size_t n, sockscan_fn fn, void *userdata) {
+int sockscan_walk(const char *proc, const uint64_t *inodes, size_t n, sockscan_fn fn, void *userdata,
+                  unsigned *ret_refused) {
         _cleanup_(freep) bool *visited = NULL;
         struct dirent *de;
         DIR *d;
         int r = 0, total = 0;
+        unsigned refused = 0;
         pid_t self = getpid();
 
+        *ret_refused = 0;
         if (n == 0)
                 return 0;
         visited = calloc(n, sizeof(bool));
@@ -245,11 +254,17 @@ int sockscan_walk(const char *proc, const uint64_t *inodes, size_t n, sockscan_f
                 if (*end || pid <= 0 || pid > INT_MAX || pid == self)
                         continue;
                 r = walk_process(proc, (int)pid, inodes, n, visited, fn, userdata);
+                if (r == -EACCES) {
+                        refused++;
+                        r = 0;
+                        continue;
+                }
                 if (r < 0)
                         break;
                 total += r;
         }
         closedir(d);
+        *ret_refused = refused;
         return r < 0 ? r : total;
 }
 

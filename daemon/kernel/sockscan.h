@@ -36,11 +36,14 @@ int sockscan_parse_link(const char *link, uint64_t *ret_inode);
  * Calls fn once per inode of the sorted list inodes[] found among the open
  * files of the processes in PROC (the first process and fd that hold it),
  * with a pidfd of that process (open until the walk leaves it). Processes
- * that exit meanwhile are skipped. fn returning < 0 stops the walk with it.
- * Returns the number of sockets visited.
+ * that exit meanwhile are skipped; *ret_refused counts those whose fd
+ * directory this process may not read (ptrace access: no CAP_SYS_PTRACE).
+ * fn returning < 0 stops the walk with it. Returns the number of sockets
+ * visited.
  */
 typedef int (*sockscan_fn)(int pidfd, int pid, int fd, uint64_t inode, void *userdata);
-int sockscan_walk(const char *proc, const uint64_t *inodes, size_t n, sockscan_fn fn, void *userdata);
+int sockscan_walk(const char *proc, const uint64_t *inodes, size_t n, sockscan_fn fn, void *userdata,
+                  unsigned *ret_refused);
 
 /* SO_BUSY_POLL of fd in the process of pidfd: read it, and when set is not NULL write *set. */
 int sockscan_busy_poll(int pidfd, int fd, uint64_t *ret_value, const uint64_t *set);

@@ -42,9 +42,9 @@ static void cap_freep(cap_t *c) {
 
 int caps_drop_to_minimum(bool keep_ptrace) {
         const cap_value_t keep[] = { CAP_NET_ADMIN, CAP_SYS_PTRACE };
-        const size_t n_keep = keep_ptrace ? 2 : 1;
+        size_t n_keep = 1;
         _cleanup_(cap_freep) cap_t cur = NULL, want = NULL, none = NULL;
-        cap_flag_value_t setpcap = CAP_CLEAR;
+        cap_flag_value_t setpcap = CAP_CLEAR, ptrace = CAP_CLEAR;
         int last = (int)cap_max_bits() - 1;
 
         cur = cap_get_proc();
@@ -54,6 +54,11 @@ int caps_drop_to_minimum(bool keep_ptrace) {
                 return negative_errno();
         if (cap_compare(cur, none) == 0)
                 return 1; /* an unprivileged run: nothing to drop */
+        /* Kept only if held: a unit without it (no live-sockets drop-in) must still start. */
+        if (keep_ptrace && cap_get_flag(cur, CAP_SYS_PTRACE, CAP_PERMITTED, &ptrace) < 0)
+                return negative_errno();
+        if (ptrace == CAP_SET)
+                n_keep = 2;
         if (cap_set_flag(want, CAP_EFFECTIVE, (int)n_keep, keep, CAP_SET) < 0 ||
             cap_set_flag(want, CAP_PERMITTED, (int)n_keep, keep, CAP_SET) < 0)
                 return negative_errno();
@@ -95,4 +100,11 @@ int caps_drop_ptrace(void) {
         if (cap_set_proc(cur) < 0)
                 return negative_errno();
         return 1;
+}
+
+bool caps_hold_ptrace(void) {
+        _cleanup_(cap_freep) cap_t cur = cap_get_proc();
+        cap_flag_value_t have = CAP_CLEAR;
+
+        return cur && cap_get_flag(cur, CAP_SYS_PTRACE, CAP_EFFECTIVE, &have) >= 0 && have == CAP_SET;
 }

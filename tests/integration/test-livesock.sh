@@ -130,6 +130,33 @@ case_off_touches_nothing() {
         expect_eq "socket walks logged without live-sockets" "$(log_count "live sockets (")" "$walks"
 }
 
+# Under a unit without the live-sockets drop-in: no CAP_SYS_PTRACE to keep. netpolld must
+# still start, say why live sockets are out of reach, and leave the root-owned sockets alone
+# (the holder's permitted set is not a subset of netpolld's).
+case_without_ptrace_starts_and_says_why() {
+        local real=$NETPOLLD
+        write_config itest-live
+        printf 'interval = 20ms\n' >>"$CONF"
+        printf '#!/bin/sh\nexec setpriv --bounding-set=-sys_ptrace %s "$@"\n' "$real" >"$TMP/bin/netpolld-noptrace"
+        chmod 0755 "$TMP/bin/netpolld-noptrace"
+        NETPOLLD=$TMP/bin/netpolld-noptrace
+        start_daemon
+        local started=$?
+        NETPOLLD=$real
+        [ "$started" = 0 ] || return
+        log_has "does not hold CAP_SYS_PTRACE" || fail "no log line saying CAP_SYS_PTRACE is missing:" "$(cat "$LOG")"
+        stat_load psi
+        expect_busy_read "under CPU pressure" 3
+        # The holder's fd directory is out of reach (it stays visible: ProtectProc is systemd's).
+        wait_for "$MOVE_TIMEOUT" grep -qE "live sockets \(yield\): 0 of [0-9]+ .*[1-9][0-9]* processes' descriptors out of reach" "$LOG" ||
+                fail "no log line counting the processes out of reach:" "$(tail -n 8 "$LOG")"
+        expect_sockets "after the yield without CAP_SYS_PTRACE" "a=37 b=20 c=3 d=37"
+        stat_load
+        expect_busy_read "after the pressure ended" 37
+        stop_daemon TERM
+        expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
+}
+
 require_root_and_tools
 setup_tmp
 make_livesock_policy
@@ -144,4 +171,5 @@ start_daemon || { echo "Bail out! netpolld did not start"; printf '%s' "$CASE_DI
 run_case "a yield lowers live sockets holding busy-read's value and its return raises them" case_yield_and_return
 run_case "SIGTERM during a yield puts the lowered sockets back" case_sigterm_during_yield
 run_case "with live-sockets = no a yield leaves live sockets alone" case_off_touches_nothing
+run_case "without CAP_SYS_PTRACE netpolld starts, says why and changes no socket" case_without_ptrace_starts_and_says_why
 tap_done
