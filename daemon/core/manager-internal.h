@@ -27,7 +27,7 @@ int write_knob(Manager *m, const KnobRef *ref, const KnobValue *v, ValueOrigin o
                char **ret_message);
 /* The layers (LAYER_BIT()s) no longer ask for the knob: the next layer down, or the original, takes over. */
 void release_knob(Manager *m, const KnobRef *ref, unsigned layers, const char *reason);
-/* [adaptive] live-sockets is on in the active profile. */
+/* [adaptive] live-sockets (and enabled) is on in the active profile. */
 bool manager_live_sockets(const Manager *m);
 /*
  * One pass over the processes' TCP/UDP sockets for a busy-read move from old

@@ -70,7 +70,8 @@ static uint64_t now_us(void) {
 }
 
 bool manager_live_sockets(const Manager *m) {
-        return m->profile && m->profile->adaptive.live_sockets;
+        /* Only the controller's moves are propagated: without adaptation, an outstanding yield is undone. */
+        return m->profile && m->profile->adaptive.enabled && m->profile->adaptive.live_sockets;
 }
 
 int manager_livesock_pass(Manager *m, LiveSockPassKind kind, uint64_t old, uint64_t new) {
@@ -122,7 +123,7 @@ void manager_follow_live_sockets(Manager *m) {
                                    "are reached");
                 return;
         }
-        /* Off: sockets of an outstanding yield go back, and the capability goes for good. */
+        /* Off (or no adaptation): sockets of an outstanding yield go back, and the capability goes for good. */
         (void)manager_livesock_pass(m, LIVESOCK_UNDO, 0, 0);
         if (m->live_ptrace) {
                 r = caps_drop_ptrace();

@@ -134,12 +134,12 @@ int manager_run(Manager *m, const char *bus_address) {
         }
 
         /* CAP_SYS_PTRACE stays only for a starting profile with live sockets (manager-livesock.c). */
-        r = caps_drop_to_minimum(profile->adaptive.live_sockets);
+        r = caps_drop_to_minimum(profile->adaptive.enabled && profile->adaptive.live_sockets);
         if (r < 0)
                 return log_error_errno(r, "cannot drop capabilities: %m");
         if (r > 0)
                 log_debug("not privileged: no capabilities to drop");
-        m->live_ptrace = r == 0 && profile->adaptive.live_sockets && caps_hold_ptrace();
+        m->live_ptrace = r == 0 && profile->adaptive.enabled && profile->adaptive.live_sockets && caps_hold_ptrace();
 
         r = setup_loop(m);
         if (r < 0)
