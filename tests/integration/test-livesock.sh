@@ -8,7 +8,9 @@
 # live 37s to the floor and leaves the others alone; its return brings them
 # back and raises a connection made during the yield (it copied the floor
 # from busy-read) but not one that held the floor before; a SIGTERM during a
-# yield puts the lowered ones back to 37; with live-sockets = no nothing moves.
+# yield puts the lowered ones back to 37, and so does a reload to a profile
+# without live-sockets; with live-sockets = no nothing moves; without
+# CAP_SYS_PTRACE (a unit without the drop-in) netpolld starts and moves nothing.
 #
 # busy_read itself is a fixture file, but the sockets are real and netpolld
 # walks the real /proc: any socket on this host holding exactly 37 (an unusual
@@ -130,6 +132,27 @@ case_off_touches_nothing() {
         expect_eq "socket walks logged without live-sockets" "$(log_count "live sockets (")" "$walks"
 }
 
+case_reload_off_during_yield() {
+        write_config itest-live
+        printf 'interval = 20ms\n' >>"$CONF"
+        start_daemon || return
+        stat_load psi
+        expect_busy_read "under CPU pressure" 3
+        expect_sockets "after the yield" "a=3 b=20 c=3 d=3"
+        write_config itest-live-off
+        printf 'interval = 20ms\n' >>"$CONF"
+        ctl reload
+        expect_rc 0
+        # still yielding (the load goes on), but the sockets it lowered are back
+        expect_sockets "after a reload to live-sockets = no" "a=37 b=20 c=3 d=37"
+        expect_busy_read "after the reload, under CPU pressure" 3
+        log_has "live sockets (undo): 2 of" || fail "no log line counting the undo's sockets:" "$(tail -n 8 "$LOG")"
+        stat_load
+        stop_daemon TERM
+        expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
+        expect_sockets "after SIGTERM" "a=37 b=20 c=3 d=37"
+}
+
 # Under a unit without the live-sockets drop-in: no CAP_SYS_PTRACE to keep. netpolld must
 # still start, say why live sockets are out of reach, and leave the root-owned sockets alone
 # (the holder's permitted set is not a subset of netpolld's).
@@ -171,5 +194,6 @@ start_daemon || { echo "Bail out! netpolld did not start"; printf '%s' "$CASE_DI
 run_case "a yield lowers live sockets holding busy-read's value and its return raises them" case_yield_and_return
 run_case "SIGTERM during a yield puts the lowered sockets back" case_sigterm_during_yield
 run_case "with live-sockets = no a yield leaves live sockets alone" case_off_touches_nothing
+run_case "a reload to a profile without live-sockets during a yield puts the lowered sockets back" case_reload_off_during_yield
 run_case "without CAP_SYS_PTRACE netpolld starts, says why and changes no socket" case_without_ptrace_starts_and_says_why
 tap_done
