@@ -118,6 +118,7 @@ case_off_touches_nothing() {
         walks=$(log_count "live sockets (")
         write_config itest-live-off
         printf 'interval = 20ms\n' >>"$CONF"
+        # shellcheck disable=SC2119  # no extra options: the configured daemon
         start_daemon || return
         expect_sockets "at start" "a=37 b=20 c=3 d=37"
         stat_load psi
@@ -135,6 +136,7 @@ case_off_touches_nothing() {
 case_reload_off_during_yield() {
         write_config itest-live
         printf 'interval = 20ms\n' >>"$CONF"
+        # shellcheck disable=SC2119  # no extra options: the configured daemon
         start_daemon || return
         stat_load psi
         expect_busy_read "under CPU pressure" 3
@@ -163,6 +165,7 @@ case_without_ptrace_starts_and_says_why() {
         printf '#!/bin/sh\nexec setpriv --bounding-set=-sys_ptrace %s "$@"\n' "$real" >"$TMP/bin/netpolld-noptrace"
         chmod 0755 "$TMP/bin/netpolld-noptrace"
         NETPOLLD=$TMP/bin/netpolld-noptrace
+        # shellcheck disable=SC2119  # no extra options: the configured daemon
         start_daemon
         local started=$?
         NETPOLLD=$real
