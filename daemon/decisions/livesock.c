@@ -101,8 +101,10 @@ void livesock_pass_end(LiveSocks *s, LiveSockPass *p) {
                 s->home = p->from;
         free(s->moved);
         free(s->kept);
-        qsort(p->moved, p->n_moved, sizeof(uint64_t), u64_cmp);
-        qsort(p->kept, p->n_kept, sizeof(uint64_t), u64_cmp);
+        if (p->n_moved > 0) /* an empty list is NULL: not for qsort(3) */
+                qsort(p->moved, p->n_moved, sizeof(uint64_t), u64_cmp);
+        if (p->n_kept > 0)
+                qsort(p->kept, p->n_kept, sizeof(uint64_t), u64_cmp);
         s->moved = p->moved;
         s->n_moved = p->n_moved;
         s->kept = p->kept;
