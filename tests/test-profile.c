@@ -59,7 +59,7 @@ START_TEST(test_profile_unknown_section_and_keys) {
                       "$D/p.conf:4: [knobs] no-such-knob: unknown knob (see `netpollctl list`)",
                       "$D/p.conf:6: [adaptive] enable: unknown key (expected one of: enabled, runqueue-threshold, "
                       "hold, min-dwell, busy-poll-floor, squeeze-threshold, budget-step, netdev-budget-max, "
-                      "netdev-budget-time-max, softirq-budget-max, quiet-period)",
+                      "netdev-budget-time-max, softirq-budget-max, quiet-period, live-sockets)",
                       "$D/p.conf:8: [irq] device: unknown key (expected one of: devices, strategy, cpus, "
                       "exclude-cpus, rps, xps)",
                       "$D/p.conf:9: [foo]: unknown section (expected [profile], [knobs], [adaptive] or [irq])");
@@ -125,6 +125,7 @@ START_TEST(test_adaptive_defaults) {
         ck_assert_uint_eq(p->adaptive.netdev_budget_time_max_us, 0);
         ck_assert_uint_eq(p->adaptive.softirq_budget_max_us, 0);
         ck_assert_uint_eq(p->adaptive.quiet_period_us, 10000000);
+        ck_assert(!p->adaptive.live_sockets);
         ck_assert_uint_eq(p->n_settings, 0);
         ck_assert_str_eq(p->description, "");
         ck_assert_ptr_null(p->irq.devices);
@@ -140,7 +141,7 @@ START_TEST(test_adaptive_every_key_parsed) {
         write_file("p.conf", "[adaptive]\nenabled = yes\nrunqueue-threshold = 1.5\nhold = 5\nmin-dwell = 250\n"
                              "busy-poll-floor = 10\nsqueeze-threshold = 1000\nbudget-step = 50%\n"
                              "netdev-budget-max = 900\nnetdev-budget-time-max = 4ms\nsoftirq-budget-max = 3000\n"
-                             "quiet-period = 30s\n");
+                             "quiet-period = 30s\nlive-sockets = yes\n");
         p = profile_ok("p");
         ck_assert(p->adaptive.enabled);
         ck_assert_uint_eq(p->adaptive.runqueue_threshold_milli, 1500);
@@ -153,7 +154,8 @@ START_TEST(test_adaptive_every_key_parsed) {
         ck_assert_uint_eq(p->adaptive.netdev_budget_time_max_us, 4000);
         ck_assert_uint_eq(p->adaptive.softirq_budget_max_us, 3000);
         ck_assert_uint_eq(p->adaptive.quiet_period_us, 30000000);
-        ck_assert_uint_eq(p->n_settings, 11);
+        ck_assert(p->adaptive.live_sockets);
+        ck_assert_uint_eq(p->n_settings, 12);
         ck_assert_str_eq(p->settings[6].section, "adaptive");
         ck_assert_str_eq(p->settings[6].key, "budget-step");
         ck_assert_str_eq(p->settings[6].value, "50%");

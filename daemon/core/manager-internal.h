@@ -27,3 +27,14 @@ int write_knob(Manager *m, const KnobRef *ref, const KnobValue *v, ValueOrigin o
                char **ret_message);
 /* The layers (LAYER_BIT()s) no longer ask for the knob: the next layer down, or the original, takes over. */
 void release_knob(Manager *m, const KnobRef *ref, unsigned layers, const char *reason);
+/* [adaptive] live-sockets (and enabled) is on in the active profile. */
+bool manager_live_sockets(const Manager *m);
+/*
+ * One pass over the processes' TCP/UDP sockets for a busy-read move from old
+ * to new (ignored for LIVESOCK_UNDO), by livesock.h's rules. Logs what it did;
+ * returns the number of sockets changed (0 when the feature is off or in
+ * dry-run) or a negative errno when the sockets could not be walked.
+ */
+int manager_livesock_pass(Manager *m, LiveSockPassKind kind, uint64_t old, uint64_t new);
+/* After a profile is applied: undo and give up CAP_SYS_PTRACE when live-sockets is off. */
+void manager_follow_live_sockets(Manager *m);

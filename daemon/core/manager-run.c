@@ -133,11 +133,13 @@ int manager_run(Manager *m, const char *bus_address) {
                 return log_error_errno(r, "refusing to start with an invalid configuration");
         }
 
-        r = caps_drop_to_minimum();
+        /* CAP_SYS_PTRACE stays only for a starting profile with live sockets (manager-livesock.c). */
+        r = caps_drop_to_minimum(profile->adaptive.enabled && profile->adaptive.live_sockets);
         if (r < 0)
                 return log_error_errno(r, "cannot drop capabilities: %m");
         if (r > 0)
                 log_debug("not privileged: no capabilities to drop");
+        m->live_ptrace = r == 0 && profile->adaptive.enabled && profile->adaptive.live_sockets && caps_hold_ptrace();
 
         r = setup_loop(m);
         if (r < 0)

@@ -74,6 +74,7 @@ Manager *manager_free(Manager *m) {
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         free(m->knobs);
+        livesock_clear(&m->live);
         free(m);
         return NULL;
 }
@@ -353,6 +354,7 @@ void manager_follow_profile(Manager *m) {
                         log_warning_errno(r, "IRQ and queue steering failed: %m, ignoring");
         }
         manager_follow_metrics_file(m);
+        manager_follow_live_sockets(m);
 }
 
 int manager_apply(Manager *m, DaemonConfig *config, Profile *profile, bool switching) {
@@ -414,6 +416,9 @@ void manager_check_external(Manager *m) {
 }
 
 int manager_stop(Manager *m) {
+        /* Live sockets a yield lowered go back first (not-on-exit leaves them, like the knobs). */
+        if (!(m->config && m->config->rollback == ROLLBACK_NOT_ON_EXIT))
+                (void)manager_livesock_pass(m, LIVESOCK_UNDO, 0, 0);
         if (!m->owner || !m->journal || journal_size(m->journal) == 0)
                 return 0;
         if (manager_dry_run(m))

@@ -21,6 +21,7 @@
 
 #include "journal.h"
 #include "knob.h"
+#include "livesock.h"
 #include "owner.h"
 #include "policy.h"
 
@@ -79,6 +80,9 @@ struct Manager {
 
         Adapter *adapter; /* the adaptive loop (adapt.h); NULL before manager_run() made it */
         IrqPin *irqpin;   /* IRQ and queue steering (irqpin.h); NULL when netlink failed */
+
+        LiveSocks live;   /* sockets a busy-read yield moved (manager-livesock.c) */
+        bool live_ptrace; /* CAP_SYS_PTRACE kept at start for live sockets */
 };
 
 int manager_new(Manager **ret, const ManagerOptions *o);

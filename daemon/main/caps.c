@@ -8,6 +8,13 @@
  *   attributes (threaded, napi_defer_hard_irqs, gro_flush_timeout,
  *   queues/rx-N/rps_cpus and tx-N/xps_cpus) and for changes made over rtnetlink.
  *
+ * and, only when the starting profile sets [adaptive] live-sockets = yes:
+ *
+ *   CAP_SYS_PTRACE: pidfd_getfd(2) checks PTRACE_MODE_ATTACH_REALCREDS, which
+ *   for a process of another user, or one whose permitted set is not a
+ *   subset of netpolld's (every other root service), needs it. Setting
+ *   SO_BUSY_POLL itself needs no capability (net/core/sock.c, 6.12).
+ *
  * Everything else goes, including from the bounding set, so not even an
  * exec'd helper could get it back. /proc/sys writes need no capability as
  * root in the initial namespaces.
@@ -21,10 +28,8 @@
 
 #include "macro.h"
 
-static const cap_value_t keep[] = { CAP_NET_ADMIN };
-
-static bool kept(cap_value_t c) {
-        for (size_t i = 0; i < ELEMENTSOF(keep); i++)
+static bool kept(const cap_value_t *keep, size_t n, cap_value_t c) {
+        for (size_t i = 0; i < n; i++)
                 if (keep[i] == c)
                         return true;
         return false;
@@ -35,9 +40,11 @@ static void cap_freep(cap_t *c) {
                 cap_free(*c);
 }
 
-int caps_drop_to_minimum(void) {
+int caps_drop_to_minimum(bool keep_ptrace) {
+        const cap_value_t keep[] = { CAP_NET_ADMIN, CAP_SYS_PTRACE };
+        size_t n_keep = 1;
         _cleanup_(cap_freep) cap_t cur = NULL, want = NULL, none = NULL;
-        cap_flag_value_t setpcap = CAP_CLEAR;
+        cap_flag_value_t setpcap = CAP_CLEAR, ptrace = CAP_CLEAR;
         int last = (int)cap_max_bits() - 1;
 
         cur = cap_get_proc();
@@ -47,8 +54,13 @@ int caps_drop_to_minimum(void) {
                 return negative_errno();
         if (cap_compare(cur, none) == 0)
                 return 1; /* an unprivileged run: nothing to drop */
-        if (cap_set_flag(want, CAP_EFFECTIVE, ELEMENTSOF(keep), keep, CAP_SET) < 0 ||
-            cap_set_flag(want, CAP_PERMITTED, ELEMENTSOF(keep), keep, CAP_SET) < 0)
+        /* Kept only if held: a unit without it (no live-sockets drop-in) must still start. */
+        if (keep_ptrace && cap_get_flag(cur, CAP_SYS_PTRACE, CAP_PERMITTED, &ptrace) < 0)
+                return negative_errno();
+        if (ptrace == CAP_SET)
+                n_keep = 2;
+        if (cap_set_flag(want, CAP_EFFECTIVE, (int)n_keep, keep, CAP_SET) < 0 ||
+            cap_set_flag(want, CAP_PERMITTED, (int)n_keep, keep, CAP_SET) < 0)
                 return negative_errno();
         if (cap_get_flag(cur, CAP_SETPCAP, CAP_EFFECTIVE, &setpcap) < 0)
                 return negative_errno();
@@ -60,7 +72,7 @@ int caps_drop_to_minimum(void) {
          * capset(): nothing is left to do then.
          */
         for (cap_value_t c = 0; setpcap == CAP_SET && c <= last; c++)
-                if (!kept(c) && CAP_IS_SUPPORTED(c) && cap_get_bound(c) > 0 && cap_drop_bound(c) < 0)
+                if (!kept(keep, n_keep, c) && CAP_IS_SUPPORTED(c) && cap_get_bound(c) > 0 && cap_drop_bound(c) < 0)
                         return negative_errno();
         if (cap_compare(cur, want) != 0 && cap_set_proc(want) < 0)
                 return negative_errno();
@@ -68,4 +80,31 @@ int caps_drop_to_minimum(void) {
         if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
                 return negative_errno();
         return 0;
+}
+
+int caps_drop_ptrace(void) {
+        _cleanup_(cap_freep) cap_t cur = cap_get_proc();
+        const cap_value_t c = CAP_SYS_PTRACE;
+        cap_flag_value_t have = CAP_CLEAR;
+
+        if (!cur)
+                return negative_errno();
+        if (cap_get_flag(cur, c, CAP_PERMITTED, &have) < 0)
+                return negative_errno();
+        if (have == CAP_CLEAR)
+                return 0;
+        if (cap_set_flag(cur, CAP_EFFECTIVE, 1, &c, CAP_CLEAR) < 0 ||
+            cap_set_flag(cur, CAP_PERMITTED, 1, &c, CAP_CLEAR) < 0 ||
+            cap_set_flag(cur, CAP_INHERITABLE, 1, &c, CAP_CLEAR) < 0)
+                return negative_errno();
+        if (cap_set_proc(cur) < 0)
+                return negative_errno();
+        return 1;
+}
+
+bool caps_hold_ptrace(void) {
+        _cleanup_(cap_freep) cap_t cur = cap_get_proc();
+        cap_flag_value_t have = CAP_CLEAR;
+
+        return cur && cap_get_flag(cur, CAP_SYS_PTRACE, CAP_EFFECTIVE, &have) >= 0 && have == CAP_SET;
 }

@@ -4,10 +4,20 @@
  */
 #pragma once
 
+#include <stdbool.h>
+
 /*
- * Keeps exactly the capabilities netpolld's writes need and removes every
- * other one from the effective, permitted, inheritable and bounding sets.
+ * Keeps exactly the capabilities netpolld's writes need (CAP_NET_ADMIN, and
+ * CAP_SYS_PTRACE when keep_ptrace, for live sockets, if it is held at all:
+ * caps_hold_ptrace() tells afterwards) and removes every other one
+ * from the effective, permitted, inheritable and bounding sets.
  * Returns 0, or 1 when not running with capabilities to drop (an
  * unprivileged test run), or a negative errno.
  */
-int caps_drop_to_minimum(void);
+int caps_drop_to_minimum(bool keep_ptrace);
+
+/* CAP_SYS_PTRACE is effective now. */
+bool caps_hold_ptrace(void);
+
+/* Gives up CAP_SYS_PTRACE for good (a profile without live sockets). 1 when it was held, 0 when not, -errno. */
+int caps_drop_ptrace(void);

@@ -203,6 +203,7 @@ static const ConfigItem profile_items[] = {
         { "adaptive", "netdev-budget-time-max", conf_parse_time_us, PA(netdev_budget_time_max_us), 1, INT_MAX },
         { "adaptive", "softirq-budget-max", conf_parse_time_us, PA(softirq_budget_max_us), 100, 100000 },
         { "adaptive", "quiet-period", conf_parse_time_ms, PA(quiet_period_us), 1000000, UINT64_C(3600000000) },
+        { "adaptive", "live-sockets", conf_parse_bool, PA(live_sockets) },
         { "irq", "devices", item_devices, PI(devices) },
         { "irq", "strategy", item_strategy, PI(strategy) },
         { "irq", "cpus", item_irq_cpus, offsetof(Profile, irq) },

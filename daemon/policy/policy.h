@@ -72,6 +72,8 @@ typedef struct AdaptiveConfig {
         uint64_t netdev_budget_time_max_us;
         uint64_t softirq_budget_max_us;
         uint64_t quiet_period_us;          /* decay back after this long without squeezes */
+        /* a busy-read yield also reaches live sockets (manager-livesock.c; keeps CAP_SYS_PTRACE) */
+        bool live_sockets;
 } AdaptiveConfig;
 
 typedef enum IrqStrategy {
