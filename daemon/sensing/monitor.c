@@ -16,6 +16,7 @@
 #include "macro.h"
 #include "monitor-parse.h"
 #include "sysroot.h"
+#include "taskwait.h"
 #include "units.h"
 
 /* No statistics file read here gets this large; beyond it something is wrong. */
@@ -50,6 +51,9 @@ struct Monitor {
         bool have_prev;
         MonitorCpu *cpus;
         MonitorSystem system;
+        TaskWait *tasks;     /* source tasks only */
+        uint64_t *waited_ns; /* per CPU, the last task scan's delay growth */
+        bool scanned;        /* the last sample scanned tasks (else PSI said nobody waited) */
 };
 
 static void stat_file_close(StatFile *f) {
@@ -153,6 +157,8 @@ Monitor *monitor_free(Monitor *m) {
         reading_free(&m->readings[0]);
         reading_free(&m->readings[1]);
         free(m->cpus);
+        task_wait_free(m->tasks);
+        free(m->waited_ns);
         free(m);
         return NULL;
 }
@@ -165,6 +171,8 @@ static MonitorSource pick_source(Monitor *m, const char *sysroot) {
                 /* An unknown version or odd content: fall back rather than guess. */
                 stat_file_close(&m->runnable);
         }
+        if (task_wait_new(&m->tasks, sysroot) >= 0)
+                return MONITOR_SOURCE_TASKS;
         if (stat_file_open_read(&m->runnable, sysroot, "/sys/kernel/debug/sched/debug") >= 0) {
                 if (sched_debug_parse(m->runnable.buf, NULL, 0) >= 0)
                         return MONITOR_SOURCE_SCHED_DEBUG;
@@ -224,7 +232,8 @@ int monitor_new(Monitor **ret, const char *sysroot) {
         m->prev = &m->readings[0];
         m->cur = &m->readings[1];
         m->cpus = calloc(m->n_cpus, sizeof(*m->cpus));
-        if (!m->cpus)
+        m->waited_ns = calloc(m->n_cpus, sizeof(*m->waited_ns));
+        if (!m->cpus || !m->waited_ns)
                 return -ENOMEM;
 
         *ret = TAKE_PTR(m);
@@ -254,7 +263,7 @@ static int read_all(Monitor *m, Reading *rd) {
         r = softirqs_parse(m->softirqs.buf, rd->softirqs, n);
         if (r < 0)
                 return r;
-        if (m->source != MONITOR_SOURCE_PROCS_RUNNING) {
+        if (m->source == MONITOR_SOURCE_SCHEDSTAT || m->source == MONITOR_SOURCE_SCHED_DEBUG) {
                 r = stat_file_read(&m->runnable);
                 if (r < 0)
                         return r;
@@ -272,6 +281,16 @@ static int read_all(Monitor *m, Reading *rd) {
                 r = psi_parse(m->pressure.buf, &rd->psi);
                 if (r < 0)
                         return r;
+        }
+        if (m->source == MONITOR_SOURCE_TASKS) {
+                /* Last, as it moves the tasks' baselines: PSI's "some" total standing still means nobody waited. */
+                memset(m->waited_ns, 0, m->n_cpus * sizeof(*m->waited_ns));
+                m->scanned = !(m->psi && m->have_prev && rd->psi.some_total_us == m->prev->psi.some_total_us);
+                if (m->scanned) {
+                        r = task_wait_scan(m->tasks, m->waited_ns, n);
+                        if (r < 0)
+                                return r;
+                }
         }
         return 0;
 }
@@ -301,6 +320,9 @@ static void compute(Monitor *m, const Reading *cur, const Reading *prev) {
                         if (prev && prev->schedstat[i].present && cur->schedstat[i].present)
                                 c.runnable_milli = rate(prev->schedstat[i].run_delay_ns,
                                                         cur->schedstat[i].run_delay_ns, 1000, dt);
+                } else if (m->source == MONITOR_SOURCE_TASKS) {
+                        if (prev)
+                                c.runnable_milli = rate(0, m->waited_ns[i], 1000, dt);
                 } else if (m->source == MONITOR_SOURCE_SCHED_DEBUG) {
                         if (cur->sched_debug[i].present && cur->sched_debug[i].nr_running > 1)
                                 c.runnable_milli = MIN(cur->sched_debug[i].nr_running - 1, UINT64_MAX / 1000) * 1000;
@@ -326,6 +348,11 @@ static void compute(Monitor *m, const Reading *cur, const Reading *prev) {
                 .procs_running = cur->stat.procs_running,
                 .n_online = online,
         };
+        if (m->source == MONITOR_SOURCE_TASKS) {
+                m->system.tasks_scanned = m->scanned;
+                m->system.tasks_tracked = task_wait_tracked(m->tasks);
+                m->system.tasks_untracked = task_wait_untracked(m->tasks);
+        }
         if (m->psi) {
                 m->system.psi_some_avg10_centi = cur->psi.some_avg10_centi;
                 /* total is in us: x1000 to ns, x1000 for milli. Timer jitter can push it past 1000. */
@@ -368,6 +395,8 @@ const char *monitor_source_to_string(MonitorSource s) {
         switch (s) {
         case MONITOR_SOURCE_SCHEDSTAT:
                 return "schedstat";
+        case MONITOR_SOURCE_TASKS:
+                return "tasks";
         case MONITOR_SOURCE_SCHED_DEBUG:
                 return "sched_debug";
         case MONITOR_SOURCE_PROCS_RUNNING:
