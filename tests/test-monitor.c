@@ -592,6 +592,52 @@ START_TEST(test_sampler_tasks_need_a_readable_task) {
 }
 END_TEST
 
+/* ---- busy polling's packets, all network namespaces ---- */
+
+static void netstat_put(const char *rel, uint64_t packets) {
+        put(rel, "TcpExt: SyncookiesSent BusyPollRxPackets TCPAutoCorking\nTcpExt: 0 %" PRIu64 " 3\n", packets);
+}
+
+START_TEST(test_sampler_busy_poll_packets_summed_over_namespaces) {
+        World w = { .procs_running = 1, .last_pid = 30 };
+        _cleanup_(freep) char *a = tu_join(root, "proc/10/net/netstat");
+        _cleanup_(freep) char *link_path = tu_join(root, "proc/30/net/netstat"), *gone = tu_join(root, "proc/10");
+        _cleanup_(monitor_freep) Monitor *m = NULL;
+        uint64_t packets;
+
+        netstat_put("proc/10/net/netstat", 100); /* namespace A */
+        netstat_put("proc/20/net/netstat", 5);   /* namespace B */
+        put("proc/30/net/dev", "\n"); /* makes the directory */
+        ck_assert_int_eq(link(a, link_path), 0); /* pid 30 is in A too: same inode */
+        m = monitor_on(&w);
+
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        ck_assert(!monitor_system(m)->busy_poll_rx_known); /* a baseline */
+        netstat_put("proc/10/net/netstat", 150);
+        netstat_put("proc/20/net/netstat", 12);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert(monitor_system(m)->busy_poll_rx_known);
+        ck_assert_uint_eq(monitor_system(m)->busy_poll_rx_packets, 57); /* A once, not twice */
+
+        ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
+        ck_assert_uint_eq(monitor_system(m)->busy_poll_rx_packets, 0);
+
+        /*
+         * Pid 10 ends: A is still reached through pid 30 and no growth is lost.
+         * (When A was followed through pid 10, the growth shows one sample late,
+         * after the re-listing found pid 30.)
+         */
+        ck_assert_int_eq(unlink(a), 0);
+        tu_rm_rf(gone);
+        netstat_put("proc/30/net/netstat", 160);
+        ck_assert_int_eq(monitor_sample(m, 400 * MS), 1);
+        packets = monitor_system(m)->busy_poll_rx_packets;
+        netstat_put("proc/30/net/netstat", 170);
+        ck_assert_int_eq(monitor_sample(m, 500 * MS), 1);
+        ck_assert_uint_eq(packets + monitor_system(m)->busy_poll_rx_packets, 20);
+}
+END_TEST
+
 START_TEST(test_sampler_reads_the_running_kernel) {
         /* Read-only: real /proc (and debugfs when mounted). */
         _cleanup_(monitor_freep) Monitor *m = NULL;
@@ -635,6 +681,7 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_tasks_listed_again_only_when_one_was_created);
         tcase_add_test(tc, test_sampler_tasks_scan_and_listing_allocate_nothing);
         tcase_add_test(tc, test_sampler_tasks_need_a_readable_task);
+        tcase_add_test(tc, test_sampler_busy_poll_packets_summed_over_namespaces);
         tcase_add_test(tc, test_sampler_reads_the_running_kernel);
         suite_add_tcase(s, tc);
 

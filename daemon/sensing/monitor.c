@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "busypoll.h"
 #include "monitor-parse.h"
 #include "sysroot.h"
 #include "taskwait.h"
@@ -54,6 +55,8 @@ struct Monitor {
         TaskWait *tasks;     /* source tasks only */
         uint64_t *waited_ns; /* per CPU, the last task scan's delay growth */
         bool scanned;        /* the last sample scanned tasks (else PSI said nobody waited) */
+        BusyPollCounter *busy_poll; /* NULL when no netstat has BusyPollRxPackets */
+        uint64_t busy_poll_delta;   /* packets busy polling delivered since the previous sample */
 };
 
 static void stat_file_close(StatFile *f) {
@@ -158,6 +161,7 @@ Monitor *monitor_free(Monitor *m) {
         reading_free(&m->readings[1]);
         free(m->cpus);
         task_wait_free(m->tasks);
+        busy_poll_counter_free(m->busy_poll);
         free(m->waited_ns);
         free(m);
         return NULL;
@@ -224,6 +228,8 @@ int monitor_new(Monitor **ret, const char *sysroot) {
                         stat_file_close(&m->pressure);
         }
 
+        (void)busy_poll_counter_new(&m->busy_poll, sysroot); /* optional: the pay rule needs it */
+
         for (size_t i = 0; i < ELEMENTSOF(m->readings); i++) {
                 r = reading_alloc(&m->readings[i], m->n_cpus, m->source);
                 if (r < 0)
@@ -279,6 +285,11 @@ static int read_all(Monitor *m, Reading *rd) {
                 if (r < 0)
                         return r;
                 r = psi_parse(m->pressure.buf, &rd->psi);
+                if (r < 0)
+                        return r;
+        }
+        if (m->busy_poll) {
+                r = busy_poll_counter_read(m->busy_poll, &m->busy_poll_delta);
                 if (r < 0)
                         return r;
         }
@@ -348,6 +359,10 @@ static void compute(Monitor *m, const Reading *cur, const Reading *prev) {
                 .procs_running = cur->stat.procs_running,
                 .n_online = online,
         };
+        if (m->busy_poll && prev) {
+                m->system.busy_poll_rx_known = true;
+                m->system.busy_poll_rx_packets = m->busy_poll_delta;
+        }
         if (m->source == MONITOR_SOURCE_TASKS) {
                 m->system.tasks_scanned = m->scanned;
                 m->system.tasks_tracked = task_wait_tracked(m->tasks);

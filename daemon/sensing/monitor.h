@@ -25,7 +25,9 @@
  *                    (procs_running - 1 (the sampler) - online CPUs) / online
  *                    CPUs, at least 0. It cannot tell which CPU the waiting is
  *                    on.
- * PSI cpu "some" (/proc/pressure/cpu) is added when the kernel has it.
+ * PSI cpu "some" (/proc/pressure/cpu) is added when the kernel has it, and
+ * the packets busy polling delivered (TcpExt BusyPollRxPackets of every
+ * network namespace a process is in, busypoll.h): whether polling pays.
  *
  * All files are opened below the sysroot at monitor_new() and kept open; each
  * sample preads them into buffers allocated there, so sampling allocates
@@ -66,6 +68,8 @@ typedef struct MonitorSystem {
         unsigned n_online;             /* online CPUs */
         uint64_t psi_some_avg10_centi; /* kernel's 10 s average, percent x100 (0 without PSI) */
         uint64_t psi_some_milli;       /* share of the last interval some task waited for a CPU, x1000 */
+        bool busy_poll_rx_known;       /* TcpExt BusyPollRxPackets is counted (busypoll.h) */
+        uint64_t busy_poll_rx_packets; /* packets busy polling delivered over the interval, all netns */
         /* Source tasks only: */
         bool tasks_scanned;            /* false: PSI showed nobody waited, the scan was skipped */
         size_t tasks_tracked;          /* tasks followed */

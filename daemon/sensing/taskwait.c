@@ -20,7 +20,7 @@
 
 #include "macro.h"
 #include "monitor-parse.h"
-#include "sysroot.h"
+#include "procdir.h"
 
 #define DENTS_SIZE 32768
 #define STAT_TEXT_MAX 2048
@@ -32,9 +32,7 @@ typedef struct Task {
 } Task;
 
 struct TaskWait {
-        int proc_fd;
-        int loadavg_fd; /* -EBADF when there is none: list at every scan */
-        uint64_t last_pid;
+        ProcDir proc;
         int self_tid;
         Task *tasks, *next;
         size_t n_tasks, untracked;
@@ -53,10 +51,7 @@ TaskWait *task_wait_free(TaskWait *t) {
                 return NULL;
         if (t->tasks)
                 close_tasks(t->tasks, t->n_tasks);
-        if (t->proc_fd >= 0)
-                close(t->proc_fd);
-        if (t->loadavg_fd >= 0)
-                close(t->loadavg_fd);
+        proc_dir_close(&t->proc);
         free(t->tasks);
         free(t->next);
         free(t->dents);
@@ -132,7 +127,7 @@ static void take_task(TaskWait *t, size_t *n_next, int pid, int tid) {
                 return;
         }
         snprintf(path, sizeof(path), "%d/task/%d/schedstat", pid, tid);
-        fd = openat(t->proc_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        fd = openat(t->proc.fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
                 if (errno == EMFILE || errno == ENFILE)
                         t->untracked++;
@@ -151,7 +146,7 @@ static int list_threads(TaskWait *t, size_t *n_next, int pid) {
         int fd;
 
         snprintf(path, sizeof(path), "%d/task", pid);
-        fd = openat(t->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = openat(t->proc.fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return 0; /* the process ended */
         while ((n = syscall(SYS_getdents64, fd, t->task_dents, DENTS_SIZE)) > 0)
@@ -172,10 +167,10 @@ static int list_tasks(TaskWait *t) {
         Task *swap;
         long n;
 
-        if (lseek(t->proc_fd, 0, SEEK_SET) < 0)
+        if (lseek(t->proc.fd, 0, SEEK_SET) < 0)
                 return negative_errno();
         t->untracked = 0;
-        while ((n = syscall(SYS_getdents64, t->proc_fd, t->dents, DENTS_SIZE)) > 0)
+        while ((n = syscall(SYS_getdents64, t->proc.fd, t->dents, DENTS_SIZE)) > 0)
                 for (long off = 0; off < n;) {
                         const struct dirent64 *d = (const struct dirent64 *)(t->dents + off);
                         int pid = entry_id(d->d_name);
@@ -197,23 +192,8 @@ static int list_tasks(TaskWait *t) {
         return 0;
 }
 
-/* Whether a task was created since the last listing; true when that cannot be told. */
-static bool tasks_created(TaskWait *t) {
-        char text[128];
-        uint64_t pid;
-
-        if (t->loadavg_fd < 0 || read_text(t->loadavg_fd, text, sizeof(text)) < 0 ||
-            loadavg_last_pid_parse(text, &pid) < 0)
-                return true;
-        if (pid == t->last_pid)
-                return false;
-        t->last_pid = pid;
-        return true;
-}
-
 int task_wait_new(TaskWait **ret, const char *sysroot) {
         _cleanup_(task_wait_freep) TaskWait *t = NULL;
-        _cleanup_(freep) char *proc = NULL;
         int r;
 
         if (!ret)
@@ -221,7 +201,7 @@ int task_wait_new(TaskWait **ret, const char *sysroot) {
         t = calloc(1, sizeof(*t));
         if (!t)
                 return -ENOMEM;
-        t->proc_fd = t->loadavg_fd = -EBADF;
+        t->proc = PROC_DIR_NULL;
         t->self_tid = (int)gettid();
         t->tasks = calloc(TASK_WAIT_MAX, sizeof(Task));
         t->next = calloc(TASK_WAIT_MAX, sizeof(Task));
@@ -230,16 +210,9 @@ int task_wait_new(TaskWait **ret, const char *sysroot) {
         if (!t->tasks || !t->next || !t->dents || !t->task_dents)
                 return -ENOMEM;
 
-        r = sysroot_path(sysroot, "/proc", &proc);
+        r = proc_dir_open(&t->proc, sysroot);
         if (r < 0)
                 return r;
-        t->proc_fd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (t->proc_fd < 0)
-                return negative_errno();
-        t->loadavg_fd = openat(t->proc_fd, "loadavg", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (t->loadavg_fd < 0)
-                t->loadavg_fd = -EBADF;
-        (void)tasks_created(t); /* the last PID before the first listing */
         r = list_tasks(t);
         if (r < 0)
                 return r;
@@ -253,7 +226,7 @@ int task_wait_scan(TaskWait *t, uint64_t *waited_ns, size_t n) {
         size_t kept = 0;
         int r;
 
-        if (tasks_created(t)) {
+        if (proc_dir_tasks_created(&t->proc)) {
                 r = list_tasks(t);
                 if (r < 0)
                         return r;
@@ -271,7 +244,7 @@ int task_wait_scan(TaskWait *t, uint64_t *waited_ns, size_t n) {
                 }
                 if (ts.delay_ns > k->delay_ns) {
                         snprintf(path, sizeof(path), "%d/task/%d/stat", k->pid, k->tid);
-                        fd = openat(t->proc_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+                        fd = openat(t->proc.fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
                         if (fd >= 0) {
                                 if (read_text(fd, text, sizeof(text)) >= 0 && task_stat_cpu_parse(text, &cpu) >= 0 &&
                                     cpu < n)
