@@ -7,6 +7,7 @@
  * only when a task was created), and one read-only pass over the running
  * kernel's /proc.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,7 +55,7 @@ typedef struct World {
                 int pid, tid;
                 unsigned cpu;
                 uint64_t run_ns, delay_ns;
-        } task[4];
+        } task[5];
         uint64_t last_pid;
 } World;
 
@@ -550,6 +551,18 @@ START_TEST(test_sampler_tasks_listed_again_only_when_one_was_created) {
         world_write(&w);
         ck_assert_int_eq(monitor_sample(m, 400 * MS), 1);
         ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 300);
+
+        /* Another one 200 ms after that listing: it waits for the next one, 250 ms after the last at least. */
+        w.task[4].pid = w.task[4].tid = 302;
+        w.last_pid = 302;
+        w.psi_total_us += 1000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 500 * MS), 1);
+        ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 4);
+        w.psi_total_us += 1000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 550 * MS), 1);
+        ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 5);
 }
 END_TEST
 
@@ -560,21 +573,21 @@ START_TEST(test_sampler_tasks_scan_and_listing_allocate_nothing) {
         size_t allocs = 0, before;
         int failed = 0;
 
-        ck_assert_int_eq(monitor_sample(m, 1 * MS), 0);
+        ck_assert_int_eq(monitor_sample(m, 300 * MS), 0);
         for (uint64_t i = 2; i < 20; i++) {
-                /* Every sample scans (PSI moved) and lists /proc again (a PID was handed out). */
+                /* Every sample scans (PSI moved) and lists /proc again (a PID was handed out, 300 ms apart). */
                 w.psi_total_us += 100;
                 w.last_pid++;
                 w.task[1].delay_ns += MS;
                 world_write(&w);
                 before = n_allocs;
-                if (monitor_sample(m, i * MS) != 1)
+                if (monitor_sample(m, i * 300 * MS) != 1)
                         failed++;
                 allocs += n_allocs - before;
         }
         ck_assert_int_eq(failed, 0);
         ck_assert_uint_eq(allocs, 0);
-        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 1000);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 3); /* 1 ms of waiting in 300 ms */
 #else
         tu_skip("the sanitizer owns malloc");
 #endif
@@ -602,8 +615,11 @@ START_TEST(test_sampler_busy_poll_packets_summed_over_namespaces) {
         World w = { .procs_running = 1, .last_pid = 30 };
         _cleanup_(freep) char *a = tu_join(root, "proc/10/net/netstat");
         _cleanup_(freep) char *link_path = tu_join(root, "proc/30/net/netstat"), *gone = tu_join(root, "proc/10");
-        _cleanup_(monitor_freep) Monitor *m = NULL;
-        uint64_t packets;
+        _cleanup_(monitor_freep) Monitor *m = NULL, *none = NULL;
+        uint64_t packets, total;
+
+        none = monitor_on(&w);
+        ck_assert_int_eq(monitor_busy_poll_packets(none, &packets), -ENODEV); /* no netstat anywhere */
 
         netstat_put("proc/10/net/netstat", 100); /* namespace A */
         netstat_put("proc/20/net/netstat", 5);   /* namespace B */
@@ -611,30 +627,26 @@ START_TEST(test_sampler_busy_poll_packets_summed_over_namespaces) {
         ck_assert_int_eq(link(a, link_path), 0); /* pid 30 is in A too: same inode */
         m = monitor_on(&w);
 
-        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
-        ck_assert(!monitor_system(m)->busy_poll_rx_known); /* a baseline */
         netstat_put("proc/10/net/netstat", 150);
         netstat_put("proc/20/net/netstat", 12);
-        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
-        ck_assert(monitor_system(m)->busy_poll_rx_known);
-        ck_assert_uint_eq(monitor_system(m)->busy_poll_rx_packets, 57); /* A once, not twice */
-
-        ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
-        ck_assert_uint_eq(monitor_system(m)->busy_poll_rx_packets, 0);
+        ck_assert_int_eq(monitor_busy_poll_packets(m, &packets), 0);
+        ck_assert_uint_eq(packets, 57); /* A once, not twice */
+        ck_assert_int_eq(monitor_busy_poll_packets(m, &packets), 0);
+        ck_assert_uint_eq(packets, 0);
 
         /*
          * Pid 10 ends: A is still reached through pid 30 and no growth is lost.
-         * (When A was followed through pid 10, the growth shows one sample late,
+         * (When A was followed through pid 10, the growth shows one read late,
          * after the re-listing found pid 30.)
          */
         ck_assert_int_eq(unlink(a), 0);
         tu_rm_rf(gone);
         netstat_put("proc/30/net/netstat", 160);
-        ck_assert_int_eq(monitor_sample(m, 400 * MS), 1);
-        packets = monitor_system(m)->busy_poll_rx_packets;
+        ck_assert_int_eq(monitor_busy_poll_packets(m, &packets), 0);
+        total = packets;
         netstat_put("proc/30/net/netstat", 170);
-        ck_assert_int_eq(monitor_sample(m, 500 * MS), 1);
-        ck_assert_uint_eq(packets + monitor_system(m)->busy_poll_rx_packets, 20);
+        ck_assert_int_eq(monitor_busy_poll_packets(m, &packets), 0);
+        ck_assert_uint_eq(total + packets, 20);
 }
 END_TEST
 

@@ -29,6 +29,8 @@ struct Adapter {
         int read_result[_CONTROL_KNOB_MAX];
         /* Decisions applied since start, by knob and cause (for the metrics). */
         uint64_t decisions[_CONTROL_KNOB_MAX][_CONTROL_CAUSE_MAX];
+        uint64_t busy_poll_read_us; /* last read of the busy-poll packet counter, 0: none yet */
+        int busy_poll_error;        /* -ENODEV once the kernel was found not to count them */
 };
 
 static uint64_t now_ns(void) {
@@ -210,12 +212,40 @@ static void knob_input(Adapter *a, ControlKnob k, uint64_t now_us, ControlKnobIn
         }
 }
 
+/*
+ * Packets busy polling delivered, for the pay rule only, and read every half
+ * pay window rather than every interval (each namespace's netstat costs
+ * ~28 us): a window without a packet is then seen between one and one and a
+ * half windows after the last one.
+ */
+static void busy_poll_input(Adapter *a, const AdaptiveConfig *cfg, uint64_t now_us, ControlInput *in) {
+        uint64_t packets;
+        int r;
+
+        if (cfg->pay_window_us == 0 || a->busy_poll_error < 0)
+                return;
+        in->busy_poll_rx_known = true;
+        if (a->busy_poll_read_us != 0 && now_us - a->busy_poll_read_us < cfg->pay_window_us / 2)
+                return;
+        r = monitor_busy_poll_packets(a->monitor, &packets);
+        if (r < 0) {
+                /* No counter at all stays so; a failed listing is retried next time. */
+                if (r == -ENODEV) {
+                        a->busy_poll_error = r;
+                        log_info("TcpExt BusyPollRxPackets is not counted: busy polling is kept whether it pays or not");
+                }
+                in->busy_poll_rx_known = false;
+                return;
+        }
+        a->busy_poll_read_us = now_us;
+        in->busy_poll_rx_packets = packets;
+}
+
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         Adapter *a = userdata;
         ControlDecision out[CONTROL_DECISIONS_MAX];
         const AdaptiveConfig *cfg = &a->manager->profile->adaptive;
         ControlInput in = { .cfg = cfg };
-        const MonitorSystem *sys;
         MonitorLoad load;
         uint64_t t = now_ns();
         int r, n;
@@ -236,7 +266,6 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         monitor_load(a->monitor, cpuset_is_empty(&cfg->poll_cpus) ? NULL : &cfg->poll_cpus, &load);
         in.runnable_milli = load.runnable_milli_max;
         monitor_load(a->monitor, NULL, &load);
-        sys = monitor_system(a->monitor);
 
         in.now_us = t / 1000;
         /*
@@ -245,11 +274,10 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
          * sees it, so it stands in as the busiest CPU's depth, capped at 1.0.
          */
         if (monitor_source(a->monitor) == MONITOR_SOURCE_PROCS_RUNNING && monitor_uses_psi(a->monitor))
-                in.runnable_milli = MAX(in.runnable_milli, sys->psi_some_milli);
+                in.runnable_milli = MAX(in.runnable_milli, monitor_system(a->monitor)->psi_some_milli);
         in.squeeze_per_sec = load.squeeze_per_sec;
         in.drops_per_sec = load.drops_per_sec;
-        in.busy_poll_rx_known = sys->busy_poll_rx_known;
-        in.busy_poll_rx_packets = sys->busy_poll_rx_packets;
+        busy_poll_input(a, cfg, in.now_us, &in);
         for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
                 knob_input(a, (ControlKnob)k, in.now_us, &in.knobs[k]);
 

@@ -73,7 +73,8 @@ typedef struct ControlInput {
         uint64_t squeeze_per_sec; /* summed over the watched CPUs */
         uint64_t drops_per_sec;   /* summed over the watched CPUs */
         bool busy_poll_rx_known;       /* TcpExt BusyPollRxPackets is counted */
-        uint64_t busy_poll_rx_packets; /* packets busy polling delivered since the previous step */
+        uint64_t busy_poll_rx_packets; /* packets busy polling delivered since the caller last read them (0 when
+                                        * it did not read them this step: read at least twice a pay window) */
         ControlKnobInput knobs[_CONTROL_KNOB_MAX];
 } ControlInput;
 

@@ -56,7 +56,6 @@ struct Monitor {
         uint64_t *waited_ns; /* per CPU, the last task scan's delay growth */
         bool scanned;        /* the last sample scanned tasks (else PSI said nobody waited) */
         BusyPollCounter *busy_poll; /* NULL when no netstat has BusyPollRxPackets */
-        uint64_t busy_poll_delta;   /* packets busy polling delivered since the previous sample */
 };
 
 static void stat_file_close(StatFile *f) {
@@ -288,17 +287,12 @@ static int read_all(Monitor *m, Reading *rd) {
                 if (r < 0)
                         return r;
         }
-        if (m->busy_poll) {
-                r = busy_poll_counter_read(m->busy_poll, &m->busy_poll_delta);
-                if (r < 0)
-                        return r;
-        }
         if (m->source == MONITOR_SOURCE_TASKS) {
                 /* Last, as it moves the tasks' baselines: PSI's "some" total standing still means nobody waited. */
                 memset(m->waited_ns, 0, m->n_cpus * sizeof(*m->waited_ns));
                 m->scanned = !(m->psi && m->have_prev && rd->psi.some_total_us == m->prev->psi.some_total_us);
                 if (m->scanned) {
-                        r = task_wait_scan(m->tasks, m->waited_ns, n);
+                        r = task_wait_scan(m->tasks, rd->now_ns, m->waited_ns, n);
                         if (r < 0)
                                 return r;
                 }
@@ -359,10 +353,6 @@ static void compute(Monitor *m, const Reading *cur, const Reading *prev) {
                 .procs_running = cur->stat.procs_running,
                 .n_online = online,
         };
-        if (m->busy_poll && prev) {
-                m->system.busy_poll_rx_known = true;
-                m->system.busy_poll_rx_packets = m->busy_poll_delta;
-        }
         if (m->source == MONITOR_SOURCE_TASKS) {
                 m->system.tasks_scanned = m->scanned;
                 m->system.tasks_tracked = task_wait_tracked(m->tasks);
@@ -388,10 +378,10 @@ int monitor_sample(Monitor *m, uint64_t now_ns) {
         if (m->have_prev && now_ns <= m->prev->now_ns)
                 return -EINVAL;
 
+        m->cur->now_ns = now_ns; /* read_all() passes it on to the task scan */
         r = read_all(m, m->cur);
         if (r < 0)
                 return r;
-        m->cur->now_ns = now_ns;
         had_prev = m->have_prev;
         compute(m, m->cur, had_prev ? m->prev : NULL);
 
@@ -426,6 +416,12 @@ bool monitor_time_squeeze_total(const Monitor *m, size_t cpu, uint64_t *ret) {
                 return false;
         *ret = m->prev->softnet[cpu].time_squeeze;
         return true;
+}
+
+int monitor_busy_poll_packets(Monitor *m, uint64_t *ret) {
+        if (!m->busy_poll)
+                return -ENODEV;
+        return busy_poll_counter_read(m->busy_poll, ret);
 }
 
 bool monitor_uses_psi(const Monitor *m) {

@@ -25,9 +25,10 @@
  *                    (procs_running - 1 (the sampler) - online CPUs) / online
  *                    CPUs, at least 0. It cannot tell which CPU the waiting is
  *                    on.
- * PSI cpu "some" (/proc/pressure/cpu) is added when the kernel has it, and
- * the packets busy polling delivered (TcpExt BusyPollRxPackets of every
- * network namespace a process is in, busypoll.h): whether polling pays.
+ * PSI cpu "some" (/proc/pressure/cpu) is added when the kernel has it.
+ * Whether polling pays, the packets busy polling delivered (TcpExt
+ * BusyPollRxPackets of every network namespace a process is in, busypoll.h),
+ * is read on request only (monitor_busy_poll_packets()): ~28 us a namespace.
  *
  * All files are opened below the sysroot at monitor_new() and kept open; each
  * sample preads them into buffers allocated there, so sampling allocates
@@ -68,8 +69,6 @@ typedef struct MonitorSystem {
         unsigned n_online;             /* online CPUs */
         uint64_t psi_some_avg10_centi; /* kernel's 10 s average, percent x100 (0 without PSI) */
         uint64_t psi_some_milli;       /* share of the last interval some task waited for a CPU, x1000 */
-        bool busy_poll_rx_known;       /* TcpExt BusyPollRxPackets is counted (busypoll.h) */
-        uint64_t busy_poll_rx_packets; /* packets busy polling delivered over the interval, all netns */
         /* Source tasks only: */
         bool tasks_scanned;            /* false: PSI showed nobody waited, the scan was skipped */
         size_t tasks_tracked;          /* tasks followed */
@@ -114,6 +113,13 @@ const char *monitor_source_to_string(MonitorSource s);
 static inline const char *monitor_source_name(const Monitor *m) {
         return monitor_source_to_string(monitor_source(m));
 }
+/*
+ * Packets busy polling delivered in all network namespaces since the previous
+ * call (the first call after monitor_new() counts from there). -ENODEV when
+ * no netstat has TcpExt BusyPollRxPackets, else the errno of listing /proc.
+ */
+int monitor_busy_poll_packets(Monitor *m, uint64_t *ret);
+
 /* Whether /proc/pressure/cpu is read. */
 bool monitor_uses_psi(const Monitor *m);
 /* CPU slots: highest CPU number in /proc/stat at monitor_new() + 1. */

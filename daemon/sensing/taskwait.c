@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -27,7 +28,8 @@
 
 typedef struct Task {
         int pid, tid;
-        int fd; /* its schedstat, -EBADF once it ended */
+        int fd;      /* its schedstat, -EBADF once it ended or moved to the other array */
+        int stat_fd; /* its stat, read only when its delay grew */
         uint64_t delay_ns;
 } Task;
 
@@ -35,15 +37,23 @@ struct TaskWait {
         ProcDir proc;
         int self_tid;
         Task *tasks, *next;
-        size_t n_tasks, untracked;
+        size_t n_tasks, untracked, max_tasks;
         char *dents, *task_dents;
         uint64_t scans, listings;
+        uint64_t listed_ns; /* when /proc was last listed (the caller's clock; 0 for task_wait_new()) */
 };
+
+static void task_close(Task *k) {
+        if (k->fd >= 0)
+                close(k->fd);
+        if (k->stat_fd >= 0)
+                close(k->stat_fd);
+        k->fd = k->stat_fd = -EBADF;
+}
 
 static void close_tasks(Task *tasks, size_t n) {
         for (size_t i = 0; i < n; i++)
-                if (tasks[i].fd >= 0)
-                        close(tasks[i].fd);
+                task_close(&tasks[i]);
 }
 
 TaskWait *task_wait_free(TaskWait *t) {
@@ -113,31 +123,34 @@ static Task *find(TaskWait *t, int tid) {
 static void take_task(TaskWait *t, size_t *n_next, int pid, int tid) {
         char path[64], text[128];
         TaskSchedstat ts;
-        Task *old;
-        int fd;
+        Task *old, k = { .pid = pid, .tid = tid };
 
-        if (*n_next >= TASK_WAIT_MAX) {
+        if (*n_next >= t->max_tasks) {
                 t->untracked++;
                 return;
         }
         old = find(t, tid);
         if (old && old->fd >= 0) {
                 t->next[(*n_next)++] = *old;
-                old->fd = -EBADF; /* moved: the old array no longer owns it */
+                old->fd = old->stat_fd = -EBADF; /* moved: the old array no longer owns them */
                 return;
         }
         snprintf(path, sizeof(path), "%d/task/%d/schedstat", pid, tid);
-        fd = openat(t->proc.fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0) {
+        k.fd = openat(t->proc.fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        snprintf(path, sizeof(path), "%d/task/%d/stat", pid, tid);
+        k.stat_fd = k.fd < 0 ? -EBADF : openat(t->proc.fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (k.fd < 0 || k.stat_fd < 0) {
                 if (errno == EMFILE || errno == ENFILE)
                         t->untracked++;
-                return; /* else it ended while being listed */
-        }
-        if (read_text(fd, text, sizeof(text)) < 0 || task_schedstat_parse(text, &ts) < 0) {
-                close(fd);
+                task_close(&k); /* else it ended while being listed */
                 return;
         }
-        t->next[(*n_next)++] = (Task){ .pid = pid, .tid = tid, .fd = fd, .delay_ns = ts.delay_ns };
+        if (read_text(k.fd, text, sizeof(text)) < 0 || task_schedstat_parse(text, &ts) < 0) {
+                task_close(&k);
+                return;
+        }
+        k.delay_ns = ts.delay_ns;
+        t->next[(*n_next)++] = k;
 }
 
 static int list_threads(TaskWait *t, size_t *n_next, int pid) {
@@ -192,6 +205,17 @@ static int list_tasks(TaskWait *t) {
         return 0;
 }
 
+/* Two descriptors a task; 128 stay for the rest of the daemon. */
+static size_t task_wait_max(size_t cap) {
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+                return cap;
+        if (rl.rlim_cur < 128 + 2 * 16)
+                return 16;
+        return MIN((size_t)(rl.rlim_cur - 128) / 2, cap);
+}
+
 int task_wait_new(TaskWait **ret, const char *sysroot) {
         _cleanup_(task_wait_freep) TaskWait *t = NULL;
         int r;
@@ -203,8 +227,9 @@ int task_wait_new(TaskWait **ret, const char *sysroot) {
                 return -ENOMEM;
         t->proc = PROC_DIR_NULL;
         t->self_tid = (int)gettid();
-        t->tasks = calloc(TASK_WAIT_MAX, sizeof(Task));
-        t->next = calloc(TASK_WAIT_MAX, sizeof(Task));
+        t->max_tasks = task_wait_max(TASK_WAIT_MAX);
+        t->tasks = calloc(t->max_tasks, sizeof(Task));
+        t->next = calloc(t->max_tasks, sizeof(Task));
         t->dents = malloc(DENTS_SIZE);
         t->task_dents = malloc(DENTS_SIZE);
         if (!t->tasks || !t->next || !t->dents || !t->task_dents)
@@ -222,36 +247,31 @@ int task_wait_new(TaskWait **ret, const char *sysroot) {
         return 0;
 }
 
-int task_wait_scan(TaskWait *t, uint64_t *waited_ns, size_t n) {
+int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, size_t n) {
         size_t kept = 0;
         int r;
 
-        if (proc_dir_tasks_created(&t->proc)) {
+        /* A created task is listed at the next scan at least TASK_WAIT_RELIST_NS after the last listing. */
+        if ((now_ns < t->listed_ns || now_ns - t->listed_ns >= TASK_WAIT_RELIST_NS) &&
+            proc_dir_tasks_created(&t->proc)) {
                 r = list_tasks(t);
                 if (r < 0)
                         return r;
+                t->listed_ns = now_ns;
         }
         for (size_t i = 0; i < t->n_tasks; i++) {
                 Task *k = &t->tasks[i];
-                char text[STAT_TEXT_MAX], path[64];
+                char text[STAT_TEXT_MAX];
                 TaskSchedstat ts;
                 unsigned cpu;
-                int fd;
 
                 if (read_text(k->fd, text, 128) < 0 || task_schedstat_parse(text, &ts) < 0) {
-                        close(k->fd); /* ended (ESRCH) */
+                        task_close(k); /* ended (ESRCH) */
                         continue;
                 }
-                if (ts.delay_ns > k->delay_ns) {
-                        snprintf(path, sizeof(path), "%d/task/%d/stat", k->pid, k->tid);
-                        fd = openat(t->proc.fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-                        if (fd >= 0) {
-                                if (read_text(fd, text, sizeof(text)) >= 0 && task_stat_cpu_parse(text, &cpu) >= 0 &&
-                                    cpu < n)
-                                        waited_ns[cpu] += ts.delay_ns - k->delay_ns;
-                                close(fd);
-                        }
-                }
+                if (ts.delay_ns > k->delay_ns && read_text(k->stat_fd, text, sizeof(text)) >= 0 &&
+                    task_stat_cpu_parse(text, &cpu) >= 0 && cpu < n)
+                        waited_ns[cpu] += ts.delay_ns - k->delay_ns;
                 k->delay_ns = ts.delay_ns;
                 t->tasks[kept++] = *k;
         }

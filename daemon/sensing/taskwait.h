@@ -9,20 +9,26 @@
  * reader alone on its CPU) gains run time, not delay, so it never counts.
  *
  * Cost (measured on the 2-vCPU development VM, docs/ARCHITECTURE.md): each
- * task's schedstat is kept open and re-read with pread (~0.8 us a task);
- * /proc is listed again (~400 us for 100 tasks) only when /proc/loadavg's
- * last PID shows a task was created; a task's stat is opened only in a scan
- * where its delay grew. At most TASK_WAIT_MAX tasks are followed (each holds
- * a file descriptor); the rest are counted as untracked. The one task doing
- * the scan is skipped. Nothing here logs.
+ * task's schedstat and stat are kept open and re-read with pread (~0.8 us a
+ * task; stat only when its delay grew); /proc is listed again (~400 us for
+ * 100 tasks) only when /proc/loadavg's last PID shows a task was created,
+ * and at most every TASK_WAIT_RELIST_NS, so that a host forking all the time
+ * does not pay a listing each interval: a new task counts from the second
+ * scan after it was listed, within about 350 ms at a 100 ms interval.
+ * Each task followed holds two descriptors: at most TASK_WAIT_MAX tasks, and
+ * no more than half of RLIMIT_NOFILE's soft limit less 128 (448 tasks under
+ * a service's default 1024; the unit raises it). The rest are counted as
+ * untracked. The one task doing the scan is skipped. Nothing here logs.
  */
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Tasks followed at most: each keeps one descriptor, and a service's default soft limit is 1024. */
-#define TASK_WAIT_MAX 896
+#define TASK_WAIT_RELIST_NS (UINT64_C(250) * 1000 * 1000)
+
+/* Tasks followed at most (see above for the descriptor limit). */
+#define TASK_WAIT_MAX 4096
 
 typedef struct TaskWait TaskWait;
 
@@ -42,12 +48,13 @@ static inline void task_wait_freep(TaskWait **t) {
 /*
  * Adds to waited_ns[cpu] (n slots; tasks on CPUs at or above n are left out)
  * the delay each task gained since the previous scan. Tasks that appeared
- * since then are read for a baseline and count from the next scan; tasks
+ * since the last listing are listed (see TASK_WAIT_RELIST_NS; now_ns is a
+ * monotonic clock), read for a baseline and count from the next scan; tasks
  * that ended are dropped. Allocates nothing. 0, or the errno of listing /proc.
  */
-int task_wait_scan(TaskWait *t, uint64_t *waited_ns, size_t n);
+int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, size_t n);
 
-/* Tasks followed, and tasks seen at the last listing beyond TASK_WAIT_MAX or the descriptor limit. */
+/* Tasks followed, and tasks seen at the last listing beyond the cap or the descriptor limit. */
 size_t task_wait_tracked(const TaskWait *t);
 size_t task_wait_untracked(const TaskWait *t);
 /* Scans and listings done since task_wait_new() (for tests and the cost figures). */
