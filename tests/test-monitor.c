@@ -626,6 +626,8 @@ START_TEST(test_sampler_busy_poll_packets_summed_over_namespaces) {
         put("proc/30/net/dev", "\n"); /* makes the directory */
         ck_assert_int_eq(link(a, link_path), 0); /* pid 30 is in A too: same inode */
         m = monitor_on(&w);
+        ck_assert_int_eq(monitor_busy_poll_packets(m, &packets), 0);
+        ck_assert_uint_eq(packets, 0); /* the first call finds the namespaces: a baseline */
 
         netstat_put("proc/10/net/netstat", 150);
         netstat_put("proc/20/net/netstat", 12);

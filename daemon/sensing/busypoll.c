@@ -20,7 +20,7 @@
 #include "monitor-parse.h"
 #include "procdir.h"
 
-#define DENTS_SIZE 32768
+#define DENTS_SIZE 4096
 #define NETSTAT_MAX 16384
 
 typedef struct Netns {

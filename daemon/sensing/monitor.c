@@ -55,7 +55,9 @@ struct Monitor {
         TaskWait *tasks;     /* source tasks only */
         uint64_t *waited_ns; /* per CPU, the last task scan's delay growth */
         bool scanned;        /* the last sample scanned tasks (else PSI said nobody waited) */
-        BusyPollCounter *busy_poll; /* NULL when no netstat has BusyPollRxPackets */
+        char *sysroot;              /* for the busy-poll counter, made on first use */
+        BusyPollCounter *busy_poll;
+        int busy_poll_error;        /* set once the counter could not be made */
 };
 
 static void stat_file_close(StatFile *f) {
@@ -161,6 +163,7 @@ Monitor *monitor_free(Monitor *m) {
         free(m->cpus);
         task_wait_free(m->tasks);
         busy_poll_counter_free(m->busy_poll);
+        free(m->sysroot);
         free(m->waited_ns);
         free(m);
         return NULL;
@@ -227,7 +230,9 @@ int monitor_new(Monitor **ret, const char *sysroot) {
                         stat_file_close(&m->pressure);
         }
 
-        (void)busy_poll_counter_new(&m->busy_poll, sysroot); /* optional: the pay rule needs it */
+        m->sysroot = strdup(sysroot ?: "/");
+        if (!m->sysroot)
+                return -ENOMEM;
 
         for (size_t i = 0; i < ELEMENTSOF(m->readings); i++) {
                 r = reading_alloc(&m->readings[i], m->n_cpus, m->source);
@@ -419,8 +424,18 @@ bool monitor_time_squeeze_total(const Monitor *m, size_t cpu, uint64_t *ret) {
 }
 
 int monitor_busy_poll_packets(Monitor *m, uint64_t *ret) {
-        if (!m->busy_poll)
-                return -ENODEV;
+        int r;
+
+        if (m->busy_poll_error < 0)
+                return m->busy_poll_error;
+        if (!m->busy_poll) {
+                /* Made on first use: only profiles with a pay window pay for its buffers and listings. */
+                r = busy_poll_counter_new(&m->busy_poll, m->sysroot);
+                if (r < 0) {
+                        m->busy_poll_error = r == -ENOENT ? -ENODEV : r;
+                        return m->busy_poll_error;
+                }
+        }
         return busy_poll_counter_read(m->busy_poll, ret);
 }
 

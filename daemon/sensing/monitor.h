@@ -115,8 +115,9 @@ static inline const char *monitor_source_name(const Monitor *m) {
 }
 /*
  * Packets busy polling delivered in all network namespaces since the previous
- * call (the first call after monitor_new() counts from there). -ENODEV when
- * no netstat has TcpExt BusyPollRxPackets, else the errno of listing /proc.
+ * call (the first call finds the namespaces and counts from there). -ENODEV
+ * when no netstat has TcpExt BusyPollRxPackets (then always), else the errno
+ * of listing /proc.
  */
 int monitor_busy_poll_packets(Monitor *m, uint64_t *ret);
 

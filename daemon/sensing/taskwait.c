@@ -23,7 +23,8 @@
 #include "monitor-parse.h"
 #include "procdir.h"
 
-#define DENTS_SIZE 32768
+/* getdents64 is called until the directory is done: a small buffer costs calls, not entries. */
+#define DENTS_SIZE 4096
 #define STAT_TEXT_MAX 2048
 
 typedef struct Task {
