@@ -180,6 +180,7 @@ static int list_tasks(TaskWait *t) {
         size_t n_next = 0;
         Task *swap;
         long n;
+        int r;
 
         if (lseek(t->proc.fd, 0, SEEK_SET) < 0)
                 return negative_errno();
@@ -193,17 +194,17 @@ static int list_tasks(TaskWait *t) {
                         if (pid > 0)
                                 list_threads(t, &n_next, pid);
                 }
-        if (n < 0)
-                return negative_errno();
+        r = n < 0 ? negative_errno() : 0;
 
-        close_tasks(t->tasks, t->n_tasks); /* those that ended; moved ones were marked */
+        /* Even a listing cut short by an error swaps in: next owns the descriptors it moved over. */
+        close_tasks(t->tasks, t->n_tasks); /* those that ended or were not listed; moved ones were marked */
         sort_by_tid(t->next, n_next);
         swap = t->tasks;
         t->tasks = t->next;
         t->next = swap;
         t->n_tasks = n_next;
         t->listings++;
-        return 0;
+        return r;
 }
 
 /* Two descriptors a task; 128 stay for the rest of the daemon. */
