@@ -223,6 +223,162 @@ START_TEST(test_control_floor_lowers_only_knobs_above_it) {
 }
 END_TEST
 
+/* ---- the latency objective: yield within two intervals, back within a second ---- */
+
+/* The latency profile's [adaptive] timing (conf/profiles/latency.conf). */
+static void sim_latency(Sim *s) {
+        sim_init(s);
+        s->cfg.runqueue_threshold_milli = 500;
+        s->cfg.hold = 2;
+        s->cfg.min_dwell_us = 500000;
+}
+
+START_TEST(test_control_latency_yields_at_second_interval_and_returns_within_a_second) {
+        /* How long the neighbour waits (samples), and the latest step busy polling may come back after it left. */
+        for (unsigned waits = 2; waits <= 30; waits++) {
+                Sim s;
+                unsigned yield_at, back_at = 0;
+
+                sim_latency(&s);
+                sim_steps(&s, 5, 0, 0, 0); /* the poller alone: nothing waits on its CPU */
+                ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0);
+                sim_steps(&s, waits, 1000, 0, 0);
+                ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 1);
+                yield_at = s.at[CONTROL_BUSY_POLL][0];
+                ck_assert_uint_eq(yield_at, 5 + 1); /* the second interval with someone waiting */
+                ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_CONTENTION);
+
+                for (unsigned i = 0; i < 10 && !back_at; i++) { /* a second of samples after the queue drained */
+                        sim_step(&s, 0, 0, 0);
+                        if (s.moves[CONTROL_BUSY_POLL] == 2)
+                                back_at = s.at[CONTROL_BUSY_POLL][1];
+                }
+                ck_assert_msg(back_at, "still yielding a second after the neighbour left (waited %u)", waits);
+                /* Two quiet samples (hysteresis), then the 500 ms dwell since the yield if not over yet. */
+                ck_assert_uint_eq(back_at, MAX(5 + waits + 1, yield_at + 5));
+                ck_assert_uint_eq(s.in.knobs[CONTROL_BUSY_POLL].current, 50);
+        }
+}
+END_TEST
+
+START_TEST(test_control_latency_single_waiting_sample_moves_nothing) {
+        Sim s;
+
+        sim_latency(&s);
+        for (unsigned i = 0; i < 40; i++)
+                sim_step(&s, i % 2 ? 0 : 3000, 0, 0); /* a waiting task every other sample only */
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_READ], 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0);
+        sim_steps(&s, 1, 500, 0, 0); /* exactly at the threshold is not above it */
+        sim_steps(&s, 1, 500, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0);
+}
+END_TEST
+
+/* ---- busy polling pays ---- */
+
+static void sim_pay(Sim *s) {
+        sim_latency(s);
+        s->cfg.pay_window_us = 1000000;
+        s->in.busy_poll_rx_known = true;
+}
+
+START_TEST(test_control_polling_without_packets_for_a_window_stops) {
+        Sim s;
+
+        sim_pay(&s);
+        s.in.busy_poll_rx_packets = 3;
+        sim_steps(&s, 20, 0, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0); /* it pays */
+
+        s.in.busy_poll_rx_packets = 0;
+        sim_steps(&s, 9, 0, 0, 0); /* 0.9 s without a packet: still within the window */
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0);
+        ck_assert_int_eq(sim_step(&s, 0, 0, 0), 2); /* 1 s since the last packet */
+        ck_assert(s.st.unpaid);
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_UNPAID);
+        ck_assert_uint_eq(s.last[1].value, 0);
+        ck_assert_str_eq(s.last[0].reason, "busy polling delivered no packet in 1s: stopped for 1s");
+}
+END_TEST
+
+START_TEST(test_control_unpaid_polling_retries_with_growing_back_off) {
+        /* Windows at the floor before each retry: 1, 2, 4, 8, 8 (s); each retry polls one window again. */
+        static const unsigned off_s[] = { 1, 2, 4, 8, 8 };
+        Sim s;
+        unsigned at;
+
+        sim_pay(&s);
+        sim_steps(&s, 11, 0, 0, 0); /* the window starts at the first step */
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 1);
+        for (unsigned i = 0; i < ELEMENTSOF(off_s); i++) {
+                at = s.at[CONTROL_BUSY_POLL][2 * i];
+                while (s.moves[CONTROL_BUSY_POLL] == 2 * i + 1)
+                        sim_step(&s, 0, 0, 0);
+                ck_assert_uint_eq(s.at[CONTROL_BUSY_POLL][2 * i + 1] - at, off_s[i] * 10);
+                ck_assert_uint_eq(s.values[CONTROL_BUSY_POLL][2 * i + 1], 50);
+                ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_RETRY);
+                at = s.at[CONTROL_BUSY_POLL][2 * i + 1];
+                while (s.moves[CONTROL_BUSY_POLL] == 2 * i + 2)
+                        sim_step(&s, 0, 0, 0);
+                ck_assert_uint_eq(s.at[CONTROL_BUSY_POLL][2 * i + 2] - at, 10); /* one window polling again */
+                ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_UNPAID);
+        }
+
+        /* A retry that delivers: polling stays, and the back-off starts over at one window. */
+        while (s.st.unpaid)
+                sim_step(&s, 0, 0, 0);
+        s.in.busy_poll_rx_packets = 1;
+        sim_steps(&s, 30, 0, 0, 0);
+        ck_assert_uint_eq(s.in.knobs[CONTROL_BUSY_POLL].current, 50);
+        ck_assert_uint_eq(s.st.strikes, 0);
+        s.in.busy_poll_rx_packets = 0;
+        at = s.step;
+        while (!s.st.unpaid)
+                sim_step(&s, 0, 0, 0);
+        ck_assert_uint_eq(s.step - at, 10);
+        while (s.st.unpaid)
+                sim_step(&s, 0, 0, 0);
+        ck_assert_uint_eq(s.step - at, 20);
+}
+END_TEST
+
+START_TEST(test_control_yielding_time_is_not_unpaid) {
+        Sim s;
+
+        sim_pay(&s);
+        s.in.busy_poll_rx_packets = 5;
+        sim_steps(&s, 2, 2000, 0, 0); /* yield: polling is off from here */
+        ck_assert_uint_eq(s.in.knobs[CONTROL_BUSY_POLL].current, 0);
+        s.in.busy_poll_rx_packets = 0; /* nothing can be delivered while it yields */
+        sim_steps(&s, 30, 2000, 0, 0);
+        ck_assert(!s.st.unpaid);
+        sim_steps(&s, 2, 0, 0, 0); /* the queue drained: back, and the window starts now */
+        ck_assert_uint_eq(s.in.knobs[CONTROL_BUSY_POLL].current, 50);
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_UNCONTENDED);
+        sim_steps(&s, 9, 0, 0, 0);
+        ck_assert(!s.st.unpaid);
+        sim_steps(&s, 1, 0, 0, 0);
+        ck_assert(s.st.unpaid);
+}
+END_TEST
+
+START_TEST(test_control_pay_rule_off_without_window_or_counter) {
+        Sim s;
+
+        sim_latency(&s); /* pay_window 0 */
+        s.in.busy_poll_rx_known = true;
+        sim_steps(&s, 100, 0, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0);
+
+        sim_pay(&s);
+        s.in.busy_poll_rx_known = false; /* no netstat: nothing to judge by */
+        sim_steps(&s, 100, 0, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0);
+        ck_assert(!s.st.unpaid);
+}
+END_TEST
+
 /* ---- budget ---- */
 
 START_TEST(test_control_squeeze_burst_raises_to_cap_and_decays_to_home) {
@@ -419,6 +575,12 @@ static Suite *control_suite(void) {
         tcase_add_test(tc, test_control_load_flapping_with_hold_1_moves_once_per_dwell);
         tcase_add_test(tc, test_control_patched_kernel_yields_by_itself);
         tcase_add_test(tc, test_control_floor_lowers_only_knobs_above_it);
+        tcase_add_test(tc, test_control_latency_yields_at_second_interval_and_returns_within_a_second);
+        tcase_add_test(tc, test_control_latency_single_waiting_sample_moves_nothing);
+        tcase_add_test(tc, test_control_polling_without_packets_for_a_window_stops);
+        tcase_add_test(tc, test_control_unpaid_polling_retries_with_growing_back_off);
+        tcase_add_test(tc, test_control_yielding_time_is_not_unpaid);
+        tcase_add_test(tc, test_control_pay_rule_off_without_window_or_counter);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("budget");

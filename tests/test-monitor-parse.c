@@ -380,6 +380,63 @@ START_TEST(test_netstat_busy_poll_rx_packets) {
 }
 END_TEST
 
+
+/* ---- one task: schedstat, stat; /proc/loadavg ---- */
+
+START_TEST(test_task_schedstat_reads_run_delay_and_slices) {
+        _cleanup_(freep) char *t = fixture("task-schedstat.txt");
+        TaskSchedstat ts = {}, before = { 1, 2, 3 }, after = before;
+
+        ck_assert_int_eq(task_schedstat_parse(t, &ts), 0);
+        ck_assert_uint_eq(ts.run_ns, UINT64_C(214344194));
+        ck_assert_uint_eq(ts.delay_ns, UINT64_C(57085625));
+        ck_assert_uint_eq(ts.slices, 662);
+        ck_assert_int_eq(task_schedstat_parse("18446744073709551615 0 0", &ts), 0);
+        ck_assert_uint_eq(ts.run_ns, UINT64_MAX);
+
+        ck_assert_int_eq(task_schedstat_parse("1 2\n", &after), -EBADMSG);
+        ck_assert_int_eq(task_schedstat_parse("1 2 3 4\n", &after), -EBADMSG);
+        ck_assert_int_eq(task_schedstat_parse("1 -2 3\n", &after), -EBADMSG);
+        ck_assert_int_eq(task_schedstat_parse("1 18446744073709551616 3\n", &after), -EBADMSG);
+        ck_assert_int_eq(task_schedstat_parse("", &after), -EBADMSG);
+        ck_assert_mem_eq(&after, &before, sizeof(before));
+}
+END_TEST
+
+START_TEST(test_task_stat_cpu_is_field_39_after_the_name) {
+        _cleanup_(freep) char *t = fixture("task-stat.txt");
+        /* A name with spaces and parentheses shifts naive field counting; fields resume after the last ')'. */
+        const char *odd = "42 (a) b (c)) R 1 42 42 0 -1 4194304 97 0 0 0 0 0 0 0 20 0 1 0 1281741 3133440 366 "
+                          "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 7 0 0 0 0 0\n";
+        unsigned cpu = 99;
+
+        ck_assert_int_eq(task_stat_cpu_parse(t, &cpu), 0);
+        ck_assert_uint_eq(cpu, 1);
+        ck_assert_int_eq(task_stat_cpu_parse(odd, &cpu), 0);
+        ck_assert_uint_eq(cpu, 7);
+
+        cpu = 99;
+        ck_assert_int_eq(task_stat_cpu_parse("42 (short) R 1 2 3\n", &cpu), -EBADMSG);
+        ck_assert_int_eq(task_stat_cpu_parse("42 no name R 1 2 3\n", &cpu), -EBADMSG);
+        ck_assert_int_eq(task_stat_cpu_parse("", &cpu), -EBADMSG);
+        ck_assert_uint_eq(cpu, 99);
+}
+END_TEST
+
+START_TEST(test_loadavg_last_pid) {
+        _cleanup_(freep) char *t = fixture("loadavg.txt");
+        uint64_t pid = 0;
+
+        ck_assert_int_eq(loadavg_last_pid_parse(t, &pid), 0);
+        ck_assert_uint_eq(pid, 30580);
+        ck_assert_int_eq(loadavg_last_pid_parse("0.00 0.01 0.05 1/105 4194304\n", &pid), 0);
+        ck_assert_uint_eq(pid, 4194304);
+        ck_assert_int_eq(loadavg_last_pid_parse("0.00 0.01 0.05 105 7\n", &pid), -EBADMSG);
+        ck_assert_int_eq(loadavg_last_pid_parse("0.00 0.01 0.05 1/105\n", &pid), -EBADMSG);
+        ck_assert_int_eq(loadavg_last_pid_parse("0.00 0.01 0.05 1/105 7 8\n", &pid), -EBADMSG);
+        ck_assert_uint_eq(pid, 4194304);
+}
+END_TEST
 static Suite *monitor_parse_suite(void) {
         Suite *s = suite_create("monitor-parse");
         TCase *tc;
@@ -426,6 +483,12 @@ static Suite *monitor_parse_suite(void) {
 
         tc = tcase_create("netstat");
         tcase_add_test(tc, test_netstat_busy_poll_rx_packets);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("task");
+        tcase_add_test(tc, test_task_schedstat_reads_run_delay_and_slices);
+        tcase_add_test(tc, test_task_stat_cpu_is_field_39_after_the_name);
+        tcase_add_test(tc, test_loadavg_last_pid);
         suite_add_tcase(s, tc);
 
         return s;

@@ -3,8 +3,11 @@
  * test-monitor.c: the sampler on fixture sysroots whose files are rewritten
  * between samples: source selection, exact rates, counters going backwards,
  * CPUs going offline, failed reads, buffer growth, no allocation per sample,
- * and one read-only pass over the running kernel's /proc.
+ * per-task waiting (tasks source: who counts where, the PSI gate, listing
+ * only when a task was created), and one read-only pass over the running
+ * kernel's /proc.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -47,6 +50,13 @@ typedef struct World {
         uint64_t processed[2], dropped[2], squeeze[2];
         uint64_t net_rx[2], net_tx[2];
         uint64_t psi_total_us;
+        /* Tasks below proc/PID/task/TID (tid 0: none); last_pid > 0 writes proc/loadavg. */
+        struct {
+                int pid, tid;
+                unsigned cpu;
+                uint64_t run_ns, delay_ns;
+        } task[5];
+        uint64_t last_pid;
 } World;
 
 static char *root;
@@ -106,6 +116,21 @@ static void world_write(const World *w) {
                 tu_write(root, "proc/schedstat", sched, 0644);
         if (w->sched_debug)
                 tu_write(root, "sys/kernel/debug/sched/debug", dbg, 0644);
+        for (size_t i = 0; i < ELEMENTSOF(w->task); i++) {
+                char rel[64];
+
+                if (w->task[i].tid == 0)
+                        continue;
+                snprintf(rel, sizeof(rel), "proc/%d/task/%d/schedstat", w->task[i].pid, w->task[i].tid);
+                put(rel, "%" PRIu64 " %" PRIu64 " 7\n", w->task[i].run_ns, w->task[i].delay_ns);
+                snprintf(rel, sizeof(rel), "proc/%d/task/%d/stat", w->task[i].pid, w->task[i].tid);
+                put(rel,
+                    "%d (t %d) R 1 1 1 0 -1 4194304 97 0 0 0 0 0 0 0 20 0 1 0 1281741 3133440 366 "
+                    "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 %u 0 0 0 0 0\n",
+                    w->task[i].tid, w->task[i].tid, w->task[i].cpu);
+        }
+        if (w->last_pid > 0)
+                put("proc/loadavg", "0.50 0.40 0.30 2/90 %" PRIu64 "\n", w->last_pid);
         if (w->psi)
                 put("proc/pressure/cpu",
                     "some avg10=12.50 avg60=3.00 avg300=1.00 total=%" PRIu64
@@ -424,6 +449,209 @@ START_TEST(test_sampler_follows_a_file_that_outgrows_its_buffer) {
 }
 END_TEST
 
+/* ---- tasks: per-task delay by CPU ---- */
+
+/* A busy poller on CPU 0, a neighbour waiting for CPU 0, a task waiting on CPU 1. */
+static World tasks_world(void) {
+        World w = { .psi = true, .procs_running = 3, .psi_total_us = 1000, .last_pid = 300 };
+
+        w.task[0].pid = w.task[0].tid = 100; /* the poller */
+        w.task[1].pid = w.task[1].tid = 200; /* the neighbour on the polling CPU */
+        w.task[2].pid = 250;                 /* a thread of another process, on CPU 1 */
+        w.task[2].tid = 251;
+        w.task[2].cpu = 1;
+        return w;
+}
+
+START_TEST(test_sampler_tasks_count_who_waits_where) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+        MonitorLoad l;
+        CpuSet poll;
+
+        ck_assert_str_eq(monitor_source_name(m), "tasks");
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 3);
+
+        w.task[0].run_ns += 100 * MS; /* it ran the whole interval: never waiting */
+        w.task[1].delay_ns += 60 * MS;
+        w.task[2].delay_ns += 250 * MS;
+        w.psi_total_us += 80000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert(monitor_system(m)->tasks_scanned);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 600);
+        ck_assert_uint_eq(monitor_cpu(m, 1)->runnable_milli, 2500);
+
+        cpuset_zero(&poll);
+        cpuset_add(&poll, 0);
+        monitor_load(m, &poll, &l);
+        ck_assert_uint_eq(l.runnable_milli_max, 600); /* the wait on CPU 1 is not the polling CPU's */
+
+        /* The neighbour left: the poller alone runs, nothing waits on CPU 0. */
+        w.task[0].run_ns += 100 * MS;
+        w.task[2].delay_ns += 10 * MS;
+        w.task[1].cpu = 1; /* it moved, and its delay did not grow */
+        w.psi_total_us += 10000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
+        monitor_load(m, &poll, &l);
+        ck_assert_uint_eq(l.runnable_milli_max, 0);
+        ck_assert_uint_eq(monitor_cpu(m, 1)->runnable_milli, 100);
+}
+END_TEST
+
+START_TEST(test_sampler_tasks_psi_unchanged_skips_the_scan) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        ck_assert(monitor_system(m)->tasks_scanned); /* the baseline */
+
+        /* Delay moves but PSI does not: the scan is skipped, so the fixture's delay is not even read. */
+        w.task[1].delay_ns += 60 * MS;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert(!monitor_system(m)->tasks_scanned);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 0);
+
+        /* PSI moves: the next scan sees all the delay since the last scan it made. */
+        w.psi_total_us += 5000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
+        ck_assert(monitor_system(m)->tasks_scanned);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 600);
+}
+END_TEST
+
+START_TEST(test_sampler_tasks_listed_again_only_when_one_was_created) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+
+        /* A task appears but loadavg's last PID says none was created: not listed yet. */
+        w.task[3].pid = w.task[3].tid = 300;
+        w.task[3].delay_ns = 5 * MS;
+        w.psi_total_us += 1000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 3);
+
+        /* Now it says so: listed, its delay so far is the baseline, growth counts from here. */
+        w.last_pid = 301;
+        w.psi_total_us += 1000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
+        ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 4);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 0);
+
+        w.task[3].delay_ns += 30 * MS;
+        w.psi_total_us += 1000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 400 * MS), 1);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 300);
+
+        /* Another one 200 ms after that listing: it waits for the next one, 250 ms after the last at least. */
+        w.task[4].pid = w.task[4].tid = 302;
+        w.last_pid = 302;
+        w.psi_total_us += 1000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 500 * MS), 1);
+        ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 4);
+        w.psi_total_us += 1000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 550 * MS), 1);
+        ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 5);
+}
+END_TEST
+
+START_TEST(test_sampler_tasks_scan_and_listing_allocate_nothing) {
+#ifdef COUNT_ALLOCS
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+        size_t allocs = 0, before;
+        int failed = 0;
+
+        ck_assert_int_eq(monitor_sample(m, 300 * MS), 0);
+        for (uint64_t i = 2; i < 20; i++) {
+                /* Every sample scans (PSI moved) and lists /proc again (a PID was handed out, 300 ms apart). */
+                w.psi_total_us += 100;
+                w.last_pid++;
+                w.task[1].delay_ns += MS;
+                world_write(&w);
+                before = n_allocs;
+                if (monitor_sample(m, i * 300 * MS) != 1)
+                        failed++;
+                allocs += n_allocs - before;
+        }
+        ck_assert_int_eq(failed, 0);
+        ck_assert_uint_eq(allocs, 0);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 3); /* 1 ms of waiting in 300 ms */
+#else
+        tu_skip("the sanitizer owns malloc");
+#endif
+}
+END_TEST
+
+START_TEST(test_sampler_tasks_need_a_readable_task) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = NULL;
+
+        for (size_t i = 0; i < ELEMENTSOF(w.task); i++)
+                w.task[i].tid = 0;
+        m = monitor_on(&w);
+        ck_assert_str_eq(monitor_source_name(m), "procs_running");
+}
+END_TEST
+
+/* ---- busy polling's packets, all network namespaces ---- */
+
+static void netstat_put(const char *rel, uint64_t packets) {
+        put(rel, "TcpExt: SyncookiesSent BusyPollRxPackets TCPAutoCorking\nTcpExt: 0 %" PRIu64 " 3\n", packets);
+}
+
+START_TEST(test_sampler_busy_poll_packets_summed_over_namespaces) {
+        World w = { .procs_running = 1, .last_pid = 30 };
+        _cleanup_(freep) char *a = tu_join(root, "proc/10/net/netstat");
+        _cleanup_(freep) char *link_path = tu_join(root, "proc/30/net/netstat"), *gone = tu_join(root, "proc/10");
+        _cleanup_(monitor_freep) Monitor *m = NULL, *none = NULL;
+        uint64_t packets, total;
+
+        none = monitor_on(&w);
+        ck_assert_int_eq(monitor_busy_poll_packets(none, &packets), -ENODEV); /* no netstat anywhere */
+
+        netstat_put("proc/10/net/netstat", 100); /* namespace A */
+        netstat_put("proc/20/net/netstat", 5);   /* namespace B */
+        put("proc/30/net/dev", "\n"); /* makes the directory */
+        ck_assert_int_eq(link(a, link_path), 0); /* pid 30 is in A too: same inode */
+        m = monitor_on(&w);
+        ck_assert_int_eq(monitor_busy_poll_packets(m, &packets), 0);
+        ck_assert_uint_eq(packets, 0); /* the first call finds the namespaces: a baseline */
+
+        netstat_put("proc/10/net/netstat", 150);
+        netstat_put("proc/20/net/netstat", 12);
+        ck_assert_int_eq(monitor_busy_poll_packets(m, &packets), 0);
+        ck_assert_uint_eq(packets, 57); /* A once, not twice */
+        ck_assert_int_eq(monitor_busy_poll_packets(m, &packets), 0);
+        ck_assert_uint_eq(packets, 0);
+
+        /*
+         * Pid 10 ends: A is still reached through pid 30 and no growth is lost.
+         * (When A was followed through pid 10, the growth shows one read late,
+         * after the re-listing found pid 30.)
+         */
+        ck_assert_int_eq(unlink(a), 0);
+        tu_rm_rf(gone);
+        netstat_put("proc/30/net/netstat", 160);
+        ck_assert_int_eq(monitor_busy_poll_packets(m, &packets), 0);
+        total = packets;
+        netstat_put("proc/30/net/netstat", 170);
+        ck_assert_int_eq(monitor_busy_poll_packets(m, &packets), 0);
+        ck_assert_uint_eq(total + packets, 20);
+}
+END_TEST
+
 START_TEST(test_sampler_reads_the_running_kernel) {
         /* Read-only: real /proc (and debugfs when mounted). */
         _cleanup_(monitor_freep) Monitor *m = NULL;
@@ -438,8 +666,8 @@ START_TEST(test_sampler_reads_the_running_kernel) {
         ck_assert_int_eq(monitor_sample(m, t), 0);
         ck_assert_int_eq(monitor_sample(m, t + 100 * MS), 1);
         ck_assert_uint_ge(monitor_system(m)->n_online, 1);
-        printf("running kernel: source %s, psi %s, %zu CPUs\n", monitor_source_name(m),
-               monitor_uses_psi(m) ? "yes" : "no", monitor_n_cpus(m));
+        printf("running kernel: source %s, psi %s, %zu CPUs, %zu tasks followed\n", monitor_source_name(m),
+               monitor_uses_psi(m) ? "yes" : "no", monitor_n_cpus(m), monitor_system(m)->tasks_tracked);
 }
 END_TEST
 
@@ -462,6 +690,12 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_load_over_a_cpu_set);
         tcase_add_test(tc, test_sampler_allocates_nothing_per_sample);
         tcase_add_test(tc, test_sampler_follows_a_file_that_outgrows_its_buffer);
+        tcase_add_test(tc, test_sampler_tasks_count_who_waits_where);
+        tcase_add_test(tc, test_sampler_tasks_psi_unchanged_skips_the_scan);
+        tcase_add_test(tc, test_sampler_tasks_listed_again_only_when_one_was_created);
+        tcase_add_test(tc, test_sampler_tasks_scan_and_listing_allocate_nothing);
+        tcase_add_test(tc, test_sampler_tasks_need_a_readable_task);
+        tcase_add_test(tc, test_sampler_busy_poll_packets_summed_over_namespaces);
         tcase_add_test(tc, test_sampler_reads_the_running_kernel);
         suite_add_tcase(s, tc);
 

@@ -58,8 +58,8 @@ START_TEST(test_profile_unknown_section_and_keys) {
         assert_errors(errs, "$D/p.conf:2: [profile] descr: unknown key (expected one of: description, include)",
                       "$D/p.conf:4: [knobs] no-such-knob: unknown knob (see `netpollctl list`)",
                       "$D/p.conf:6: [adaptive] enable: unknown key (expected one of: enabled, runqueue-threshold, "
-                      "hold, min-dwell, busy-poll-floor, squeeze-threshold, budget-step, netdev-budget-max, "
-                      "netdev-budget-time-max, softirq-budget-max, quiet-period, live-sockets)",
+                      "hold, min-dwell, busy-poll-floor, poll-cpus, pay-window, squeeze-threshold, budget-step, "
+                      "netdev-budget-max, netdev-budget-time-max, softirq-budget-max, quiet-period, live-sockets)",
                       "$D/p.conf:8: [irq] device: unknown key (expected one of: devices, strategy, cpus, "
                       "exclude-cpus, rps, xps)",
                       "$D/p.conf:9: [foo]: unknown section (expected [profile], [knobs], [adaptive] or [irq])");
@@ -193,6 +193,14 @@ START_TEST(test_adaptive_bad_values) {
                                               "2ms (a bare number is us), from 100us to 100ms" },
                 { "quiet-period", "500", "invalid value '500': out of range; expected a time such as 100ms or 1s (a "
                                          "bare number is ms), from 1s to 3600s" },
+                { "poll-cpus", "1-x", "invalid value '1-x': expected a CPU number or a range such as 0-3; expected "
+                                      "all or a CPU list such as 2-3,6" },
+                { "poll-cpus", "3-1", "invalid value '3-1': range end is below its start; expected all or a CPU list "
+                                      "such as 2-3,6" },
+                { "poll-cpus", "", "invalid value '': empty CPU list; expected CPUs such as 0-3,8, or none; expected "
+                                   "all or a CPU list such as 2-3,6" },
+                { "pay-window", "-1s", "invalid value '-1s': negative values are not allowed; expected a time such "
+                                       "as 100ms or 1s (a bare number is ms), from 0ms to 3600s" },
                 { "enabled", "maybe", "invalid value 'maybe'; expected yes or no (true/false, on/off, 1/0)" },
         };
         char text[128], want[512];

@@ -29,6 +29,8 @@ struct Adapter {
         int read_result[_CONTROL_KNOB_MAX];
         /* Decisions applied since start, by knob and cause (for the metrics). */
         uint64_t decisions[_CONTROL_KNOB_MAX][_CONTROL_CAUSE_MAX];
+        uint64_t busy_poll_read_us; /* last read of the busy-poll packet counter, 0: none yet */
+        int busy_poll_error;        /* -ENODEV once the kernel was found not to count them */
 };
 
 static uint64_t now_ns(void) {
@@ -96,6 +98,18 @@ int adapter_update(Adapter *a) {
         control_state_init(&a->state);
         for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
                 a->read_at_us[k] = 0;
+        if (run && !cpuset_is_empty(&a->manager->profile->adaptive.poll_cpus)) {
+                const CpuSet *poll = &a->manager->profile->adaptive.poll_cpus;
+                bool any = false;
+
+                for (size_t i = 0; i < monitor_n_cpus(a->monitor) && !any; i++)
+                        any = cpuset_has(poll, (unsigned)i);
+                if (!any) {
+                        _cleanup_(freep) char *list = cpuset_format_list(poll);
+                        log_warning("[adaptive] poll-cpus = %s: none of these CPUs exists here, so no task can count "
+                                    "as waiting where busy polling runs", list ?: "?");
+                }
+        }
         if (!run) {
                 a->running = false;
                 return a->timer ? sd_event_source_set_enabled(a->timer, SD_EVENT_OFF) : 0;
@@ -198,10 +212,40 @@ static void knob_input(Adapter *a, ControlKnob k, uint64_t now_us, ControlKnobIn
         }
 }
 
+/*
+ * Packets busy polling delivered, for the pay rule only, and read every half
+ * pay window rather than every interval (each namespace's netstat costs
+ * ~28 us): a window without a packet is then seen between one and one and a
+ * half windows after the last one.
+ */
+static void busy_poll_input(Adapter *a, const AdaptiveConfig *cfg, uint64_t now_us, ControlInput *in) {
+        uint64_t packets;
+        int r;
+
+        if (cfg->pay_window_us == 0 || a->busy_poll_error < 0)
+                return;
+        in->busy_poll_rx_known = true;
+        if (a->busy_poll_read_us != 0 && now_us - a->busy_poll_read_us < cfg->pay_window_us / 2)
+                return;
+        r = monitor_busy_poll_packets(a->monitor, &packets);
+        if (r < 0) {
+                /* No counter at all stays so; a failed listing is retried next time. */
+                if (r == -ENODEV) {
+                        a->busy_poll_error = r;
+                        log_info("TcpExt BusyPollRxPackets is not counted: busy polling is kept whether it pays or not");
+                }
+                in->busy_poll_rx_known = false;
+                return;
+        }
+        a->busy_poll_read_us = now_us;
+        in->busy_poll_rx_packets = packets;
+}
+
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         Adapter *a = userdata;
         ControlDecision out[CONTROL_DECISIONS_MAX];
-        ControlInput in = { .cfg = &a->manager->profile->adaptive };
+        const AdaptiveConfig *cfg = &a->manager->profile->adaptive;
+        ControlInput in = { .cfg = cfg };
         MonitorLoad load;
         uint64_t t = now_ns();
         int r, n;
@@ -218,10 +262,12 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                         log_debug_errno(r, "sampling failed: %m, ignoring");
                 return 0;
         }
+        /* Waiting counts on the polling CPUs only (all when poll-cpus is empty); squeezes and drops everywhere. */
+        monitor_load(a->monitor, cpuset_is_empty(&cfg->poll_cpus) ? NULL : &cfg->poll_cpus, &load);
+        in.runnable_milli = load.runnable_milli_max;
         monitor_load(a->monitor, NULL, &load);
 
         in.now_us = t / 1000;
-        in.runnable_milli = load.runnable_milli_max;
         /*
          * procs_running is one system-wide count: a crowded CPU next to an idle
          * one averages out. PSI's "some" share (time some task waited for a CPU)
@@ -231,6 +277,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                 in.runnable_milli = MAX(in.runnable_milli, monitor_system(a->monitor)->psi_some_milli);
         in.squeeze_per_sec = load.squeeze_per_sec;
         in.drops_per_sec = load.drops_per_sec;
+        busy_poll_input(a, cfg, in.now_us, &in);
         for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
                 knob_input(a, (ControlKnob)k, in.now_us, &in.knobs[k]);
 
@@ -258,6 +305,8 @@ static bool cause_moves(ControlKnob k, ControlCause c) {
         case CONTROL_CAUSE_CONTENTION:
         case CONTROL_CAUSE_UNCONTENDED:
         case CONTROL_CAUSE_KERNEL_YIELDS:
+        case CONTROL_CAUSE_UNPAID:
+        case CONTROL_CAUSE_RETRY:
                 return k == CONTROL_BUSY_READ || k == CONTROL_BUSY_POLL;
         case CONTROL_CAUSE_SQUEEZE:
         case CONTROL_CAUSE_QUIET:
@@ -278,7 +327,7 @@ size_t adapter_decisions(const Adapter *a, AdapterDecisionCount *ret, size_t max
                                 ret[n] = (AdapterDecisionCount){
                                         .knob = control_knob_name((ControlKnob)k),
                                         .up = c == CONTROL_CAUSE_UNCONTENDED || c == CONTROL_CAUSE_KERNEL_YIELDS ||
-                                              c == CONTROL_CAUSE_SQUEEZE,
+                                              c == CONTROL_CAUSE_RETRY || c == CONTROL_CAUSE_SQUEEZE,
                                         .reason = control_cause_to_string((ControlCause)c),
                                         .count = a->decisions[k][c],
                                 };

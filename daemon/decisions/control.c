@@ -68,6 +68,8 @@ const char *control_cause_to_string(ControlCause c) {
                 [CONTROL_CAUSE_CONTENTION] = "contention",
                 [CONTROL_CAUSE_UNCONTENDED] = "uncontended",
                 [CONTROL_CAUSE_KERNEL_YIELDS] = "kernel-yields",
+                [CONTROL_CAUSE_UNPAID] = "unpaid",
+                [CONTROL_CAUSE_RETRY] = "retry",
                 [CONTROL_CAUSE_SQUEEZE] = "squeeze",
                 [CONTROL_CAUSE_QUIET] = "quiet",
                 [CONTROL_CAUSE_BACKLOG_DROPS] = "backlog-drops",
@@ -107,26 +109,78 @@ _printf_(6, 7) static void emit(Step *st, ControlKind kind, ControlKnob k, Contr
         }
 }
 
+/* How long unpaid polling stays at the floor: one window, doubled per further strike, at most 8. */
+static uint64_t unpaid_backoff_us(const ControlState *s, const AdaptiveConfig *cfg) {
+        unsigned shift = s->strikes > 1 ? MIN(s->strikes - 1, 3u) : 0;
+        return cfg->pay_window_us > UINT64_MAX >> shift ? UINT64_MAX : cfg->pay_window_us << shift;
+}
+
+/*
+ * Whether polling pays. "Polling" means busy-read or busy-poll is above the
+ * floor now; while neither is, nothing can be delivered and the window
+ * restarts, so time spent yielding to waiting tasks never counts as unpaid.
+ */
+static void update_pay(ControlState *s, const ControlInput *in) {
+        const AdaptiveConfig *cfg = in->cfg;
+        const ControlKnobInput *br = &in->knobs[CONTROL_BUSY_READ], *bp = &in->knobs[CONTROL_BUSY_POLL];
+        bool polling = (br->supported && br->current > cfg->busy_poll_floor_us) ||
+                       (bp->supported && bp->current > cfg->busy_poll_floor_us);
+
+        s->retrying = false;
+        if (cfg->pay_window_us == 0 || !in->busy_poll_rx_known) {
+                s->unpaid = false;
+                s->strikes = 0;
+                s->paid_us = in->now_us;
+                return;
+        }
+        if (in->busy_poll_rx_packets > 0)
+                s->strikes = 0;
+        if (s->unpaid) {
+                if (in->now_us - s->unpaid_us >= unpaid_backoff_us(s, cfg)) {
+                        s->unpaid = false;
+                        s->retrying = true;
+                        s->paid_us = in->now_us;
+                }
+                return;
+        }
+        if (!polling || in->busy_poll_rx_packets > 0)
+                s->paid_us = in->now_us;
+        else if (in->now_us - s->paid_us >= cfg->pay_window_us) {
+                s->unpaid = true;
+                s->unpaid_us = in->now_us;
+                s->strikes = inc(s->strikes);
+        }
+}
+
 static void step_yield(Step *st, ControlKnob k) {
         const ControlKnobInput *ki = &st->in->knobs[k];
         const AdaptiveConfig *cfg = st->in->cfg;
-        char now[32], thr[32];
+        char now[32], thr[32], win[32], off[32];
         uint64_t target;
-        bool lower = st->s->yielding && !st->s->kernel_yields;
+        bool contended = st->s->yielding && !st->s->kernel_yields;
 
-        target = lower ? MIN(ki->home, cfg->busy_poll_floor_us) : ki->home;
+        target = contended || st->s->unpaid ? MIN(ki->home, cfg->busy_poll_floor_us) : ki->home;
         if (target == ki->current || !may_move(st, k))
                 return;
         milli(now, sizeof(now), st->in->runnable_milli);
         milli(thr, sizeof(thr), cfg->runqueue_threshold_milli);
-        if (lower)
+        policy_format_usec(win, sizeof(win), cfg->pay_window_us);
+        if (contended)
                 emit(st, CONTROL_SET, k, CONTROL_CAUSE_CONTENTION, target,
                      "runnable %s > %s for %u samples: busy polling yields to the waiting tasks", now, thr,
                      st->s->load_high);
+        else if (st->s->unpaid)
+                emit(st, CONTROL_SET, k, CONTROL_CAUSE_UNPAID, target,
+                     "busy polling delivered no packet in %s: stopped for %s", win,
+                     policy_format_usec(off, sizeof(off), unpaid_backoff_us(st->s, cfg)));
         else if (st->s->yielding)
                 emit(st, CONTROL_SET, k, CONTROL_CAUSE_KERNEL_YIELDS, target,
                      "%s is on: the kernel yields by itself, busy polling restored",
                      control_knob_name(CONTROL_BUSY_LOOP_THRESHOLD));
+        else if (st->s->retrying)
+                emit(st, CONTROL_SET, k, CONTROL_CAUSE_RETRY, target,
+                     "busy polling stopped for %s without packets: trying it again",
+                     policy_format_usec(off, sizeof(off), unpaid_backoff_us(st->s, cfg)));
         else
                 emit(st, CONTROL_SET, k, CONTROL_CAUSE_UNCONTENDED, target,
                      "runnable %s <= %s for %u samples: busy polling restored", now, thr, st->s->load_low);
@@ -206,6 +260,7 @@ int control_step(ControlState *state, const ControlInput *in, ControlDecision *o
         if (!state->started) {
                 state->started = true;
                 state->last_squeeze_us = in->now_us;
+                state->paid_us = in->now_us;
         }
         state->last_step_us = in->now_us;
 
@@ -230,6 +285,8 @@ int control_step(ControlState *state, const ControlInput *in, ControlDecision *o
         state->squeezing = state->squeeze_high >= hold;
 
         state->drops_high = in->drops_per_sec > 0 ? inc(state->drops_high) : 0;
+
+        update_pay(state, in);
 
         blt = &in->knobs[CONTROL_BUSY_LOOP_THRESHOLD];
         state->kernel_yields = blt->supported && blt->home > 0;

@@ -6,12 +6,24 @@
  * the knobs it is told to, logs each decision once and emits KnobChanged.
  *
  * Rules (AdaptiveConfig fields in brackets):
+ *  - the objective of busy polling: poll while it pays and nobody waits for
+ *    the CPU where it polls. runnable_milli is the waiting on the polling CPUs
+ *    ([poll_cpus], chosen by the caller), never the poller itself.
  *  - busy-poll yield: runnable depth above [runqueue_threshold_milli] for
  *    [hold] samples lowers busy-read and busy-poll to [busy_poll_floor_us]
  *    (only those whose home is above it); at or below the threshold for
- *    [hold] samples brings them home. A patched kernel with
+ *    [hold] samples brings them home (after [min_dwell_us] since the yield).
+ *    With hold 2 and min-dwell 500ms at a 100 ms interval (the latency
+ *    profile) that is: yield at the second sample with someone waiting, back
+ *    at most 500 ms after the queue drained. A patched kernel with
  *    busy-loop-threshold on (home > 0) already yields per loop: then nothing
  *    is lowered and state.kernel_yields says so.
+ *  - busy-poll pay: while busy-read or busy-poll is above the floor and
+ *    busy polling delivered no packet (busy_poll_rx_packets, all network
+ *    namespaces) for [pay_window_us], both go to the floor; after one window
+ *    there (2, 4, then 8 windows after each further window that did not pay)
+ *    they come home to try again. A packet delivered ends the back-off. Off
+ *    when [pay_window_us] is 0 or the packets are not counted.
  *  - budget: time_squeeze/s above [squeeze_threshold] for [hold] samples
  *    raises netdev-budget, netdev-budget-time and softirq-budget by
  *    [budget_step_percent] of their home value per step, up to
@@ -60,6 +72,9 @@ typedef struct ControlInput {
         uint64_t runnable_milli;  /* busiest watched CPU (MonitorLoad.runnable_milli_max) */
         uint64_t squeeze_per_sec; /* summed over the watched CPUs */
         uint64_t drops_per_sec;   /* summed over the watched CPUs */
+        bool busy_poll_rx_known;       /* TcpExt BusyPollRxPackets is counted */
+        uint64_t busy_poll_rx_packets; /* packets busy polling delivered since the caller last read them (0 when
+                                        * it did not read them this step: read at least twice a pay window) */
         ControlKnobInput knobs[_CONTROL_KNOB_MAX];
 } ControlInput;
 
@@ -73,13 +88,18 @@ typedef enum ControlCause {
         CONTROL_CAUSE_CONTENTION,    /* runnable depth high: busy polling lowered */
         CONTROL_CAUSE_UNCONTENDED,   /* runnable depth low again: busy polling restored */
         CONTROL_CAUSE_KERNEL_YIELDS, /* busy-loop-threshold on: busy polling restored */
+        CONTROL_CAUSE_UNPAID,        /* busy polling delivered no packet for the pay window: lowered */
+        CONTROL_CAUSE_RETRY,         /* the back-off after unpaid polling is over: busy polling restored */
         CONTROL_CAUSE_SQUEEZE,       /* time_squeeze high: a budget raised */
         CONTROL_CAUSE_QUIET,         /* no squeeze for the quiet period: a budget stepped down */
         CONTROL_CAUSE_BACKLOG_DROPS, /* advice only */
         _CONTROL_CAUSE_MAX,
 } ControlCause;
 
-/* "contention", "uncontended", "kernel-yields", "squeeze", "quiet", "backlog-drops"; NULL for an invalid value. */
+/*
+ * "contention", "uncontended", "kernel-yields", "unpaid", "retry", "squeeze", "quiet", "backlog-drops";
+ * NULL for an invalid value.
+ */
 const char *control_cause_to_string(ControlCause c);
 
 #define CONTROL_REASON_MAX 160
@@ -105,11 +125,16 @@ typedef struct ControlState {
         bool kernel_yields;   /* busy-loop-threshold is on: busy polling is left alone */
         bool squeezing;       /* time_squeeze has been above threshold for hold samples */
         bool backlog_advised; /* the netdev-max-backlog advice was given (once per state) */
+        bool unpaid;          /* busy polling delivered nothing for the pay window: held at the floor */
 
         bool started;
         uint64_t last_step_us;
         unsigned load_high, load_low, squeeze_high, drops_high;
         uint64_t last_squeeze_us; /* last sample above the squeeze threshold, or the first step */
+        uint64_t paid_us;         /* last step polling paid, was off, or (re)started */
+        uint64_t unpaid_us;       /* when unpaid began */
+        unsigned strikes;         /* windows in a row that did not pay */
+        bool retrying;            /* this step ended an unpaid back-off */
         bool moved[_CONTROL_KNOB_MAX];
         uint64_t last_move_us[_CONTROL_KNOB_MAX];
 } ControlState;

@@ -122,6 +122,28 @@ static int item_devices(const ConfigItem *it, const char *v, void *field, char *
         return 0;
 }
 
+/* "all" (the default: every CPU, kept as the empty set) or a non-empty CPU list. */
+static int item_poll_cpus(const ConfigItem *it, const char *v, void *field, char **ret_msg) {
+        const char *reason = NULL;
+        CpuSet s;
+        int r;
+
+        if (streq(v, "all")) {
+                cpuset_zero(field);
+                return 0;
+        }
+        r = cpuset_parse_list(v, &s, &reason);
+        if (r >= 0 && cpuset_is_empty(&s)) {
+                r = -EINVAL;
+                reason = "no CPUs";
+        }
+        if (r < 0)
+                return conf_msgf(ret_msg, "invalid value '%s': %s; expected all or a CPU list such as 2-3,6", v,
+                                 reason);
+        *(CpuSet *)field = s;
+        return 0;
+}
+
 static int item_irq_cpus(const ConfigItem *it, const char *v, void *field, char **ret_msg) {
         IrqConfig *irq = field;
         const char *reason = NULL;
@@ -197,6 +219,8 @@ static const ConfigItem profile_items[] = {
         { "adaptive", "hold", conf_parse_count_uint, PA(hold), 1, 100 },
         { "adaptive", "min-dwell", conf_parse_time_ms, PA(min_dwell_us), 0, UINT64_C(3600000000) },
         { "adaptive", "busy-poll-floor", conf_parse_time_us, PA(busy_poll_floor_us), 0, INT_MAX },
+        { "adaptive", "poll-cpus", item_poll_cpus, PA(poll_cpus) },
+        { "adaptive", "pay-window", conf_parse_time_ms, PA(pay_window_us), 0, UINT64_C(3600000000) },
         { "adaptive", "squeeze-threshold", conf_parse_count, PA(squeeze_threshold), 1, 1000000000 },
         { "adaptive", "budget-step", conf_parse_percent, PA(budget_step_percent), 1, 100 },
         { "adaptive", "netdev-budget-max", conf_parse_count, PA(netdev_budget_max), 1, INT_MAX },

@@ -65,6 +65,8 @@ typedef struct AdaptiveConfig {
         unsigned hold;                     /* consecutive samples before acting */
         uint64_t min_dwell_us;             /* minimum time between two moves of one knob */
         uint64_t busy_poll_floor_us;       /* busy-read/busy-poll under load */
+        CpuSet poll_cpus;                  /* where tasks waiting count; empty: every CPU */
+        uint64_t pay_window_us;            /* polling that delivers no packet this long is stopped; 0: never */
         /* softirq / NAPI budget */
         uint64_t squeeze_threshold;        /* time_squeeze events per second */
         unsigned budget_step_percent;      /* raise by this much of the profile value per step */

@@ -517,3 +517,51 @@ int netstat_field_parse(const char *text, const char *group, const char *name, u
         }
         return -ENOENT;
 }
+
+int task_schedstat_parse(const char *text, TaskSchedstat *ret) {
+        Scan s = { text, text + strcspn(text, "\n") };
+        TaskSchedstat t;
+
+        if (!scan_u64(&s, 10, &t.run_ns) || !scan_u64(&s, 10, &t.delay_ns) || !scan_u64(&s, 10, &t.slices) ||
+            !at_end(&s))
+                return -EBADMSG;
+        *ret = t;
+        return 0;
+}
+
+int task_stat_cpu_parse(const char *text, unsigned *ret) {
+        /* The name in parentheses may hold spaces and ')': fields resume after the last ')'. */
+        const char *close = strrchr(text, ')');
+        Scan s;
+        const char *t;
+        size_t len;
+        uint64_t cpu;
+
+        if (!close)
+                return -EBADMSG;
+        s = (Scan){ close + 1, close + 1 + strcspn(close + 1, "\n") };
+        /* Field 3 (state) follows; the CPU is field 39, the 37th token from here. */
+        for (unsigned field = 3; field < 39; field++)
+                if (!scan_token(&s, &t, &len))
+                        return -EBADMSG;
+        if (!scan_u64(&s, 10, &cpu) || cpu > UINT_MAX)
+                return -EBADMSG;
+        *ret = (unsigned)cpu;
+        return 0;
+}
+
+int loadavg_last_pid_parse(const char *text, uint64_t *ret) {
+        Scan s = { text, text + strcspn(text, "\n") };
+        const char *t;
+        size_t len;
+        uint64_t pid;
+
+        /* "0.00 0.01 0.05 1/105 12345": three averages, running/total, the last PID handed out. */
+        for (unsigned i = 0; i < 4; i++)
+                if (!scan_token(&s, &t, &len))
+                        return -EBADMSG;
+        if (!memchr(t, '/', len) || !scan_u64(&s, 10, &pid) || !at_end(&s))
+                return -EBADMSG;
+        *ret = pid;
+        return 0;
+}

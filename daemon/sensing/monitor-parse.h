@@ -2,7 +2,8 @@
 /*
  * monitor-parse.h: pure parsers for the kernel statistics the monitor samples:
  * /proc/schedstat, debugfs sched/debug, /proc/stat, /proc/pressure/cpu,
- * /proc/net/softnet_stat and /proc/softirqs. Text in, plain structs out: no
+ * /proc/net/softnet_stat, /proc/softirqs, /proc/net/netstat, /proc/loadavg
+ * and one task's schedstat and stat. Text in, plain structs out: no
  * I/O, no allocation, no logging, so the sampler can run them every interval.
  *
  * Per-CPU parsers fill an array indexed by CPU number with room for n CPUs:
@@ -101,3 +102,18 @@ int softirqs_parse(const char *text, SoftirqCpu *cpus, size_t n);
  * -ENOENT when the kernel does not count it, -EBADMSG for odd content.
  */
 int netstat_field_parse(const char *text, const char *group, const char *name, uint64_t *ret);
+
+typedef struct TaskSchedstat {
+        uint64_t run_ns;   /* time on a CPU */
+        uint64_t delay_ns; /* time runnable, waiting on a run queue */
+        uint64_t slices;   /* times it was picked to run */
+} TaskSchedstat;
+
+/* /proc/PID/task/TID/schedstat (CONFIG_SCHED_INFO): "RUN_NS DELAY_NS SLICES". */
+int task_schedstat_parse(const char *text, TaskSchedstat *ret);
+
+/* /proc/PID/task/TID/stat: field 39, the CPU the task last ran on (it waits on that CPU's queue). */
+int task_stat_cpu_parse(const char *text, unsigned *ret);
+
+/* /proc/loadavg: the last field, the PID most recently handed out; it changes whenever a task is created. */
+int loadavg_last_pid_parse(const char *text, uint64_t *ret);

@@ -14,8 +14,10 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "busypoll.h"
 #include "monitor-parse.h"
 #include "sysroot.h"
+#include "taskwait.h"
 #include "units.h"
 
 /* No statistics file read here gets this large; beyond it something is wrong. */
@@ -50,6 +52,12 @@ struct Monitor {
         bool have_prev;
         MonitorCpu *cpus;
         MonitorSystem system;
+        TaskWait *tasks;     /* source tasks only */
+        uint64_t *waited_ns; /* per CPU, the last task scan's delay growth */
+        bool scanned;        /* the last sample scanned tasks (else PSI said nobody waited) */
+        char *sysroot;              /* for the busy-poll counter, made on first use */
+        BusyPollCounter *busy_poll;
+        int busy_poll_error;        /* set once the counter could not be made */
 };
 
 static void stat_file_close(StatFile *f) {
@@ -153,6 +161,10 @@ Monitor *monitor_free(Monitor *m) {
         reading_free(&m->readings[0]);
         reading_free(&m->readings[1]);
         free(m->cpus);
+        task_wait_free(m->tasks);
+        busy_poll_counter_free(m->busy_poll);
+        free(m->sysroot);
+        free(m->waited_ns);
         free(m);
         return NULL;
 }
@@ -165,6 +177,8 @@ static MonitorSource pick_source(Monitor *m, const char *sysroot) {
                 /* An unknown version or odd content: fall back rather than guess. */
                 stat_file_close(&m->runnable);
         }
+        if (task_wait_new(&m->tasks, sysroot) >= 0)
+                return MONITOR_SOURCE_TASKS;
         if (stat_file_open_read(&m->runnable, sysroot, "/sys/kernel/debug/sched/debug") >= 0) {
                 if (sched_debug_parse(m->runnable.buf, NULL, 0) >= 0)
                         return MONITOR_SOURCE_SCHED_DEBUG;
@@ -216,6 +230,10 @@ int monitor_new(Monitor **ret, const char *sysroot) {
                         stat_file_close(&m->pressure);
         }
 
+        m->sysroot = strdup(sysroot ?: "/");
+        if (!m->sysroot)
+                return -ENOMEM;
+
         for (size_t i = 0; i < ELEMENTSOF(m->readings); i++) {
                 r = reading_alloc(&m->readings[i], m->n_cpus, m->source);
                 if (r < 0)
@@ -224,7 +242,8 @@ int monitor_new(Monitor **ret, const char *sysroot) {
         m->prev = &m->readings[0];
         m->cur = &m->readings[1];
         m->cpus = calloc(m->n_cpus, sizeof(*m->cpus));
-        if (!m->cpus)
+        m->waited_ns = calloc(m->n_cpus, sizeof(*m->waited_ns));
+        if (!m->cpus || !m->waited_ns)
                 return -ENOMEM;
 
         *ret = TAKE_PTR(m);
@@ -254,7 +273,7 @@ static int read_all(Monitor *m, Reading *rd) {
         r = softirqs_parse(m->softirqs.buf, rd->softirqs, n);
         if (r < 0)
                 return r;
-        if (m->source != MONITOR_SOURCE_PROCS_RUNNING) {
+        if (m->source == MONITOR_SOURCE_SCHEDSTAT || m->source == MONITOR_SOURCE_SCHED_DEBUG) {
                 r = stat_file_read(&m->runnable);
                 if (r < 0)
                         return r;
@@ -272,6 +291,16 @@ static int read_all(Monitor *m, Reading *rd) {
                 r = psi_parse(m->pressure.buf, &rd->psi);
                 if (r < 0)
                         return r;
+        }
+        if (m->source == MONITOR_SOURCE_TASKS) {
+                /* Last, as it moves the tasks' baselines: PSI's "some" total standing still means nobody waited. */
+                memset(m->waited_ns, 0, m->n_cpus * sizeof(*m->waited_ns));
+                m->scanned = !(m->psi && m->have_prev && rd->psi.some_total_us == m->prev->psi.some_total_us);
+                if (m->scanned) {
+                        r = task_wait_scan(m->tasks, rd->now_ns, m->waited_ns, n);
+                        if (r < 0)
+                                return r;
+                }
         }
         return 0;
 }
@@ -301,6 +330,9 @@ static void compute(Monitor *m, const Reading *cur, const Reading *prev) {
                         if (prev && prev->schedstat[i].present && cur->schedstat[i].present)
                                 c.runnable_milli = rate(prev->schedstat[i].run_delay_ns,
                                                         cur->schedstat[i].run_delay_ns, 1000, dt);
+                } else if (m->source == MONITOR_SOURCE_TASKS) {
+                        if (prev)
+                                c.runnable_milli = rate(0, m->waited_ns[i], 1000, dt);
                 } else if (m->source == MONITOR_SOURCE_SCHED_DEBUG) {
                         if (cur->sched_debug[i].present && cur->sched_debug[i].nr_running > 1)
                                 c.runnable_milli = MIN(cur->sched_debug[i].nr_running - 1, UINT64_MAX / 1000) * 1000;
@@ -326,6 +358,11 @@ static void compute(Monitor *m, const Reading *cur, const Reading *prev) {
                 .procs_running = cur->stat.procs_running,
                 .n_online = online,
         };
+        if (m->source == MONITOR_SOURCE_TASKS) {
+                m->system.tasks_scanned = m->scanned;
+                m->system.tasks_tracked = task_wait_tracked(m->tasks);
+                m->system.tasks_untracked = task_wait_untracked(m->tasks);
+        }
         if (m->psi) {
                 m->system.psi_some_avg10_centi = cur->psi.some_avg10_centi;
                 /* total is in us: x1000 to ns, x1000 for milli. Timer jitter can push it past 1000. */
@@ -346,10 +383,10 @@ int monitor_sample(Monitor *m, uint64_t now_ns) {
         if (m->have_prev && now_ns <= m->prev->now_ns)
                 return -EINVAL;
 
+        m->cur->now_ns = now_ns; /* read_all() passes it on to the task scan */
         r = read_all(m, m->cur);
         if (r < 0)
                 return r;
-        m->cur->now_ns = now_ns;
         had_prev = m->have_prev;
         compute(m, m->cur, had_prev ? m->prev : NULL);
 
@@ -368,6 +405,8 @@ const char *monitor_source_to_string(MonitorSource s) {
         switch (s) {
         case MONITOR_SOURCE_SCHEDSTAT:
                 return "schedstat";
+        case MONITOR_SOURCE_TASKS:
+                return "tasks";
         case MONITOR_SOURCE_SCHED_DEBUG:
                 return "sched_debug";
         case MONITOR_SOURCE_PROCS_RUNNING:
@@ -382,6 +421,22 @@ bool monitor_time_squeeze_total(const Monitor *m, size_t cpu, uint64_t *ret) {
                 return false;
         *ret = m->prev->softnet[cpu].time_squeeze;
         return true;
+}
+
+int monitor_busy_poll_packets(Monitor *m, uint64_t *ret) {
+        int r;
+
+        if (m->busy_poll_error < 0)
+                return m->busy_poll_error;
+        if (!m->busy_poll) {
+                /* Made on first use: only profiles with a pay window pay for its buffers and listings. */
+                r = busy_poll_counter_new(&m->busy_poll, m->sysroot);
+                if (r < 0) {
+                        m->busy_poll_error = r == -ENOENT ? -ENODEV : r;
+                        return m->busy_poll_error;
+                }
+        }
+        return busy_poll_counter_read(m->busy_poll, ret);
 }
 
 bool monitor_uses_psi(const Monitor *m) {

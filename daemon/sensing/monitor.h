@@ -4,17 +4,31 @@
  * for each CPU and the softnet / softirq counters, and turns two successive
  * readings into per-CPU rates for the controller and `netpollctl monitor`.
  *
- * Runnable depth comes from the best source the kernel offers, chosen once at
- * monitor_new():
+ * The signal: how many tasks wait for each CPU, averaged over the interval,
+ * never counting the task that runs there. The latency profile's objective
+ * (poll while it pays and nobody waits for the CPU) reads it on the polling
+ * CPUs only ([adaptive] poll-cpus). It comes from the best source the kernel
+ * offers, chosen once at monitor_new():
  *   "schedstat"      /proc/schedstat run_delay: average tasks waiting over the
  *                    interval (delta run_delay ns / delta wall ns); needs
  *                    CONFIG_SCHEDSTATS;
+ *   "tasks"          the same figure summed from each task's own
+ *                    /proc/PID/task/TID/schedstat delay, on the CPU it last ran
+ *                    on (taskwait.h); needs CONFIG_SCHED_INFO only. A running
+ *                    busy poller gains run time, not delay, so it never counts.
+ *                    When PSI's cpu "some" total has not moved since the last
+ *                    sample nobody waited anywhere and the scan is skipped (the
+ *                    idle cost is that one pread);
  *   "sched_debug"    debugfs sched/debug .nr_running, an instant reading:
  *                    waiting = nr_running - 1; needs debugfs mounted;
  *   "procs_running"  /proc/stat, system-wide only: every online CPU gets
  *                    (procs_running - 1 (the sampler) - online CPUs) / online
- *                    CPUs, at least 0.
+ *                    CPUs, at least 0. It cannot tell which CPU the waiting is
+ *                    on.
  * PSI cpu "some" (/proc/pressure/cpu) is added when the kernel has it.
+ * Whether polling pays, the packets busy polling delivered (TcpExt
+ * BusyPollRxPackets of every network namespace a process is in, busypoll.h),
+ * is read on request only (monitor_busy_poll_packets()): ~28 us a namespace.
  *
  * All files are opened below the sysroot at monitor_new() and kept open; each
  * sample preads them into buffers allocated there, so sampling allocates
@@ -33,6 +47,7 @@ typedef struct Monitor Monitor;
 
 typedef enum MonitorSource {
         MONITOR_SOURCE_SCHEDSTAT,
+        MONITOR_SOURCE_TASKS,
         MONITOR_SOURCE_SCHED_DEBUG,
         MONITOR_SOURCE_PROCS_RUNNING,
 } MonitorSource;
@@ -54,6 +69,10 @@ typedef struct MonitorSystem {
         unsigned n_online;             /* online CPUs */
         uint64_t psi_some_avg10_centi; /* kernel's 10 s average, percent x100 (0 without PSI) */
         uint64_t psi_some_milli;       /* share of the last interval some task waited for a CPU, x1000 */
+        /* Source tasks only: */
+        bool tasks_scanned;            /* false: PSI showed nobody waited, the scan was skipped */
+        size_t tasks_tracked;          /* tasks followed */
+        size_t tasks_untracked;        /* tasks beyond what the scan follows (TASK_WAIT_MAX, descriptors) */
 } MonitorSystem;
 
 /* Load over a set of CPUs, the controller's input. */
@@ -89,11 +108,19 @@ static inline void monitor_freep(Monitor **m) {
 int monitor_sample(Monitor *m, uint64_t now_ns);
 
 MonitorSource monitor_source(const Monitor *m);
-/* "schedstat", "sched_debug", "procs_running". */
+/* "schedstat", "tasks", "sched_debug", "procs_running". */
 const char *monitor_source_to_string(MonitorSource s);
 static inline const char *monitor_source_name(const Monitor *m) {
         return monitor_source_to_string(monitor_source(m));
 }
+/*
+ * Packets busy polling delivered in all network namespaces since the previous
+ * call (the first call finds the namespaces and counts from there). -ENODEV
+ * when no netstat has TcpExt BusyPollRxPackets (then always), else the errno
+ * of listing /proc.
+ */
+int monitor_busy_poll_packets(Monitor *m, uint64_t *ret);
+
 /* Whether /proc/pressure/cpu is read. */
 bool monitor_uses_psi(const Monitor *m);
 /* CPU slots: highest CPU number in /proc/stat at monitor_new() + 1. */

@@ -4,9 +4,12 @@
 # Two network namespaces joined by a veth pair (GRO on, TSO off, so TCP goes
 # through veth's NAPI), a 1-byte request/response client and server (bench/rr.c)
 # pinned to different CPUs, netpolld on the real sysroot with a profile that
-# busy-polls 50us and adapts. A CPU-bound task started on the client's CPU
-# must make netpolld lower busy-read within a few intervals; once it ends,
-# busy-read must come back. The host's busy_read/busy_poll are restored
+# busy-polls 50us and adapts, with the client's CPU as its polling CPU
+# (poll-cpus = 0) and the pay rule on. Polling that delivers packets in the
+# client's namespace must be kept; a CPU-bound task on the server's CPU must
+# not make netpolld yield (nobody waits where the client polls); one started
+# on the client's CPU must make netpolld lower busy-read within a few
+# intervals; once it ends, busy-read must come back. The host's busy_read/busy_poll are restored
 # whatever happens (netpolld restores on stop; the trap puts back the values
 # read at the start as well). Time bounds are generous: this asserts what
 # happens, not how fast. Speaks TAP; needs root and at least 2 CPUs.
@@ -59,6 +62,8 @@ runqueue-threshold = 0.5
 hold = 3
 min-dwell = 500ms
 busy-poll-floor = 0us
+poll-cpus = 0
+pay-window = 2s
 CONF
 printf '[daemon]\nprofile = itest-adaptive-kernel\ninterval = 100ms\n' >"$CONF"
 
@@ -118,6 +123,25 @@ case_traffic() {
 }
 
 QUIET=yes
+case_other_cpu_keeps_polling() {
+        need_daemon || return
+        [ "$QUIET" = yes ] || { skip "no quiet baseline"; return; }
+        local hog
+        # A CPU-bound task on CPU 1: the server waits there, the client on CPU 0 does not.
+        taskset -c 1 sh -c 'while :; do :; done' &
+        hog=$!
+        STARTED_PIDS+=("$hog")
+        if wait_for 5 busy_read_is 0; then
+                fail "busy_read dropped to 0 with the CPU-bound task on CPU 1, not the polling CPU" \
+                        "$(tail -n 10 "$LOG")"
+        fi
+        kill_and_wait "$hog"
+        # The client's busy polling delivered packets in its own namespace: it paid.
+        if log_has "delivered no packet"; then
+                fail "netpolld judged the client's busy polling unpaid" "$(tail -n 10 "$LOG")"
+        fi
+}
+
 case_antagonist_lowers() {
         need_daemon || return
         [ "$QUIET" = yes ] || { skip "no quiet baseline"; return; }
@@ -173,6 +197,7 @@ case_stop_restores() {
 
 run_case "netpolld applies busy-read/busy-poll 50us and adapts" case_start
 run_case "request/response traffic through veth's NAPI with a quiet baseline" case_traffic
+run_case "a CPU-bound task on the other CPU leaves busy polling on; polling that delivers pays" case_other_cpu_keeps_polling
 run_case "a CPU-bound task on the client's CPU makes netpolld lower busy-read" case_antagonist_lowers
 run_case "busy-read comes back after the task ends" case_antagonist_gone_restores
 run_case "the traffic ran without errors" case_traffic_completed

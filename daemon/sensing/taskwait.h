@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * taskwait.h: how long tasks waited for a CPU, per CPU, on kernels without
+ * CONFIG_SCHEDSTATS (no /proc/schedstat run_delay). Every task's
+ * /proc/PID/task/TID/schedstat (CONFIG_SCHED_INFO) has the time it spent
+ * runnable but not running; a scan adds each task's growth of that time since
+ * the previous scan to the CPU it last ran on (field 39 of its stat), whose
+ * run queue it waited in. A task that runs the whole time (a busy-polling
+ * reader alone on its CPU) gains run time, not delay, so it never counts.
+ *
+ * Cost (measured on the 2-vCPU development VM, docs/ARCHITECTURE.md): each
+ * task's schedstat and stat are kept open and re-read with pread (~0.8 us a
+ * task; stat only when its delay grew); /proc is listed again (~400 us for
+ * 100 tasks) only when /proc/loadavg's last PID shows a task was created,
+ * and at most every TASK_WAIT_RELIST_NS, so that a host forking all the time
+ * does not pay a listing each interval: a new task counts from the second
+ * scan after it was listed, within about 350 ms at a 100 ms interval.
+ * Each task followed holds two descriptors: at most TASK_WAIT_MAX tasks, and
+ * no more than half of RLIMIT_NOFILE's soft limit less 128 (448 tasks under
+ * a service's default 1024; the unit raises it). The rest are counted as
+ * untracked. The one task doing the scan is skipped. Nothing here logs.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TASK_WAIT_RELIST_NS (UINT64_C(250) * 1000 * 1000)
+
+/* Tasks followed at most (see above for the descriptor limit). */
+#define TASK_WAIT_MAX 4096
+
+typedef struct TaskWait TaskWait;
+
+/*
+ * Opens sysroot's /proc (NULL or "/" for the real one) and lists its tasks
+ * (their first delay readings are the baseline). -ENOENT when no task there
+ * has a readable schedstat (kernel without CONFIG_SCHED_INFO, or an empty
+ * fixture), else the open errno or -ENOMEM.
+ */
+int task_wait_new(TaskWait **ret, const char *sysroot);
+TaskWait *task_wait_free(TaskWait *t);
+static inline void task_wait_freep(TaskWait **t) {
+        if (*t)
+                task_wait_free(*t);
+}
+
+/*
+ * Adds to waited_ns[cpu] (n slots; tasks on CPUs at or above n are left out)
+ * the delay each task gained since the previous scan. Tasks that appeared
+ * since the last listing are listed (see TASK_WAIT_RELIST_NS; now_ns is a
+ * monotonic clock), read for a baseline and count from the next scan; tasks
+ * that ended are dropped. Allocates nothing. 0, or the errno of listing /proc.
+ */
+int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, size_t n);
+
+/* Tasks followed, and tasks seen at the last listing beyond the cap or the descriptor limit. */
+size_t task_wait_tracked(const TaskWait *t);
+size_t task_wait_untracked(const TaskWait *t);
+/* Scans and listings done since task_wait_new() (for tests and the cost figures). */
+uint64_t task_wait_scans(const TaskWait *t);
+uint64_t task_wait_listings(const TaskWait *t);
