@@ -15,6 +15,10 @@ seconds=${NETPOLLD_FUZZ_SECONDS:-20}
 name=$(basename "$fuzzer")
 artifacts=${NETPOLLD_FUZZ_ARTIFACTS:-$PWD/fuzz-artifacts}
 
+# Targets that read files (conf, profile, journal) write one per input: tmpfs when there is one.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+        export TMPDIR=/dev/shm
+fi
 [ -d "$seeds" ] || { echo "$name: no seed corpus $seeds" >&2; exit 1; }
 mkdir -p "$artifacts" || exit 1
 work=$(mktemp -d "${TMPDIR:-/tmp}/netpolld-$name.XXXXXX") || exit 1
