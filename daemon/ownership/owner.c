@@ -474,7 +474,10 @@ static const char *io_error_text(int r) {
         }
 }
 
-/* Records why t failed for owner_last_error() (and the log) and returns r. */
+/*
+ * Records why t failed for owner_last_error() and returns r. Not logged here: the caller
+ * knows whether it is worth a line (a kernel-managed IRQ's EIO on every plan is not).
+ */
 static int owner_failf(Owner *o, const Target *t, int r, const char *fmt, ...) _printf_(4, 5);
 static int owner_failf(Owner *o, const Target *t, int r, const char *fmt, ...) {
         _cleanup_(freep) char *what = NULL;
@@ -488,8 +491,6 @@ static int owner_failf(Owner *o, const Target *t, int r, const char *fmt, ...) {
         o->error = NULL;
         if (k < 0 || asprintf(&o->error, "%s: %s", t->key, what) < 0)
                 o->error = NULL;
-        else
-                log_warning("%s: %s", t->name, o->error);
         return r;
 }
 
