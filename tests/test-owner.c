@@ -3,9 +3,13 @@
  * test-owner.c: the one owner of kernel values (owner.h) on a fixture
  * sysroot and a fake per-NAPI backend: journal before write, read-back,
  * refusals, layers, outside changes, device identity, crash replay,
- * restore rounds, renames, and which calls never create state.
+ * restore rounds, renames, a journal that cannot be written, and which
+ * calls never create state.
  */
+#include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "journal.h"
@@ -744,6 +748,107 @@ START_TEST(test_owner_value_equal_by_kind) {
 }
 END_TEST
 
+/* ---- journal faults ---- */
+
+/* A regular file where the state directory was: no journal can be written or removed there. */
+static void break_state_dir(void) {
+        _cleanup_(freep) char *f = tu_join(state, JOURNAL_FILE);
+
+        (void)unlink(f);
+        (void)rmdir(state);
+        tu_write(dir, "state", "not a directory\n", 0644);
+}
+
+/*
+ * Like a full disk while it lasts: a journal can be removed, but writing one
+ * fails (EFBIG past a few bytes; kernel values are shorter). No ck_assert
+ * until it ends: Check's own messages would not be written either.
+ */
+static bool disk_full(bool full) {
+        struct rlimit l = { full ? 8 : RLIM_INFINITY, RLIM_INFINITY };
+
+        return signal(SIGXFSZ, full ? SIG_IGN : SIG_DFL) != SIG_ERR && setrlimit(RLIMIT_FSIZE, &l) == 0;
+}
+
+START_TEST(test_owner_set_refuses_what_it_cannot_journal) {
+        Target s = busy_read(), n = napi_target(8193);
+        _cleanup_(freep) char *file = NULL, *msg = NULL;
+
+        break_state_dir();
+        ck_assert_int_eq(owner_set(o, &s, LAYER_MANUAL, "100", NULL, NULL), -OWNER_E_NOT_JOURNALED);
+        ck_assert_int_eq(owner_set(o, &n, LAYER_PROFILE, "0", NULL, NULL), -OWNER_E_NOT_JOURNALED);
+        ck_assert_str_eq(file = tu_read(root, BUSY_READ), "50\n");
+        ck_assert_uint_eq(napi.writes, 0);
+        ck_assert_ptr_null(owner_layer_value(o, &s, LAYER_MANUAL));
+        assert_state(&s, "50", ORIGIN_DEFAULT);
+        ck_assert_uint_eq(n_changes, 0);
+        msg = owner_not_journaled_message(o, "busy-read");
+        ck_assert_ptr_nonnull(strstr(msg, "busy-read: cannot save its original in "));
+        ck_assert_ptr_nonnull(strstr(msg, "Not a directory"));
+        ck_assert_ptr_nonnull(strstr(msg, "nothing was changed"));
+
+        /* The state directory is back: the same set works. */
+        _cleanup_(freep) char *f = tu_join(dir, "state");
+        ck_assert_int_eq(unlink(f), 0);
+        ck_assert_int_eq(mkdir(state, 0755), 0);
+        set_ok(&s, LAYER_MANUAL, "100");
+        assert_journaled(BUSY_READ, "50");
+}
+END_TEST
+
+START_TEST(test_owner_unset_hands_back_when_journal_cannot_shrink) {
+        Target s = busy_read(), g = gro();
+        _cleanup_(freep) char *file = NULL;
+
+        set_ok(&s, LAYER_MANUAL, "100");
+        set_ok(&g, LAYER_MANUAL, "5");
+        /* The original goes back although its entry cannot leave the journal yet. */
+        bool full = disk_full(true);
+        int r = owner_unset(o, &s, LAYER_BIT(LAYER_MANUAL), "reset", NULL);
+        ck_assert(disk_full(false) && full);
+        ck_assert_int_eq(r, 0);
+        ck_assert_str_eq(file = tu_read(root, BUSY_READ), "50\n");
+        assert_state(&s, "50", ORIGIN_DEFAULT);
+        assert_last_change("busy-read", "100", "50", "reset");
+        assert_journaled(BUSY_READ, "50");
+        /* Not taken for an outside change later. */
+        ck_assert_int_eq(owner_check(o), 0);
+}
+END_TEST
+
+START_TEST(test_owner_restore_all_on_full_disk_removes_journal) {
+        Target s = busy_read(), g = gro();
+        _cleanup_(freep) char *a = NULL, *b = NULL;
+
+        set_ok(&s, LAYER_MANUAL, "100");
+        set_ok(&g, LAYER_MANUAL, "5");
+        bool full = disk_full(true);
+        int r = owner_restore_all(o);
+        ck_assert(disk_full(false) && full);
+        ck_assert_int_eq(r, 0);
+        ck_assert_str_eq(a = tu_read(root, BUSY_READ), "50\n");
+        ck_assert_str_eq(b = tu_read(root, GRO), "0\n");
+        assert_no_journal_file();
+}
+END_TEST
+
+START_TEST(test_owner_restore_all_on_full_disk_ends_with_a_refused_value) {
+        Target s = busy_read(), n = napi_target(8193);
+        _cleanup_(freep) char *file = NULL;
+
+        set_ok(&s, LAYER_MANUAL, "100");
+        set_ok(&n, LAYER_MANUAL, "0");
+        napi.v[0].error = -EIO;
+        /* Used to go round forever: the restored value that stayed listed counted as progress. */
+        bool full = disk_full(true);
+        int r = owner_restore_all(o);
+        ck_assert(disk_full(false) && full);
+        ck_assert_int_eq(r, -EFBIG);
+        ck_assert_str_eq(file = tu_read(root, BUSY_READ), "50\n");
+        assert_journaled(NAPI_KEY(8193), "20000");
+}
+END_TEST
+
 static Suite *owner_suite(void) {
         Suite *s = suite_create("owner");
         TCase *tc;
@@ -785,6 +890,14 @@ static Suite *owner_suite(void) {
         tcase_add_test(tc, test_owner_restore_all_reports_journal_failure);
         tcase_add_test(tc, test_owner_discard_forgets_without_writing);
         tcase_add_test(tc, test_owner_dry_run_changes_nothing);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("journal faults");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_owner_set_refuses_what_it_cannot_journal);
+        tcase_add_test(tc, test_owner_unset_hands_back_when_journal_cannot_shrink);
+        tcase_add_test(tc, test_owner_restore_all_on_full_disk_removes_journal);
+        tcase_add_test(tc, test_owner_restore_all_on_full_disk_ends_with_a_refused_value);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("reading");

@@ -111,6 +111,10 @@ static int napi_set_value(Manager *m, const char *name, const char *value, char 
                 return napi_error(error, name, r);
         snprintf(text, sizeof(text), "%" PRIu64, v.num);
         r = owner_set(m->owner, &t, LAYER_MANUAL, text, NULL, &now);
+        if (r == -OWNER_E_NOT_JOURNALED) {
+                _cleanup_(freep) char *msg = owner_not_journaled_message(m->owner, name);
+                return msg ? sd_bus_error_set(error, BUS_ERROR_FAILED, msg) : -ENOMEM;
+        }
         if (r < 0 && r != -EDOM)
                 return napi_error(error, name, r);
         back = v;

@@ -315,10 +315,16 @@ int write_knob(Manager *m, const KnobRef *ref, const KnobValue *v, ValueOrigin o
                 /* One file of a queue knob failed: the queues before it go back to what they were. */
                 _cleanup_(freep) char *want = knob_format_value(ref->desc, v);
                 _cleanup_(freep) char *cause = strdup(strempty(owner_last_error(m->owner)));
+                _cleanup_(freep) char *not_journaled =
+                        r == -OWNER_E_NOT_JOURNALED ? owner_not_journaled_message(m->owner, t[i].name) : NULL;
                 const char *hint = r == -EINVAL ? knob_refusal_hint(ref->desc) : NULL;
                 undo_targets(m, t, i, origin_layer(origin), prev.v);
                 if (r == -ENODEV)
                         return unsupported_message(ref, r, ret_message);
+                if (r == -OWNER_E_NOT_JOURNALED) {
+                        *ret_message = TAKE_PTR(not_journaled);
+                        return *ret_message ? -EIO : -ENOMEM;
+                }
                 if (cause && *cause)
                         r = asprintf(ret_message, "cannot set %s = %s: %s%s%s", name, strempty(want), cause,
                                      hint ? "; " : "", strempty(hint));

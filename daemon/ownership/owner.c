@@ -18,6 +18,7 @@
 #include "log.h"
 #include "macro.h"
 #include "sysroot.h"
+#include "test-hook.h"
 
 typedef struct Held {
         Target t;
@@ -37,6 +38,7 @@ struct Owner {
         TargetBackend napi;
         bool have_napi;
         char *error; /* owner_last_error() */
+        int journal_error; /* the last failed journal update's errno, for owner_not_journaled_message() */
 };
 
 static const char *const kind_names[_TARGET_KIND_MAX] = {
@@ -412,8 +414,17 @@ static int give_back(Owner *o, Held *h, const char *reason, bool force, char **r
         if (r < 0 && r != -ENOENT)
                 return r;
         r = journal_forget(o->journal, h->t.key);
-        if (r < 0)
-                return r;
+        if (r < 0) {
+                /*
+                 * The original is back in the kernel whatever the journal says: the
+                 * hand-back stands. The entry stays until the journal can be written
+                 * again (a later set keeps it, stop or the next start writes the
+                 * same original once more).
+                 */
+                o->journal_error = r;
+                log_warning_errno(r, "%s: could not drop its entry from %s: %m; it stays there, ignoring",
+                                  h->t.name, journal_path(o->journal));
+        }
         free(h->expected);
         h->expected = NULL;
         log_fields(LOG_INFO, CHANGE_FIELDS(&h->t, old, original, reason), "%s: %s -> %s (%s, original value)",
@@ -572,11 +583,15 @@ static int enforce(Owner *o, Held *h, const char *reason, const char *why, bool 
                         .original = old,
                 };
                 r = journal_record(o->journal, &e);
-                if (r < 0)
-                        return r;
+                if (r < 0) {
+                        o->journal_error = r;
+                        return -OWNER_E_NOT_JOURNALED;
+                }
                 recorded = true;
+                test_crash_point("journal-written");
         }
         r = kernel_write(o, &h->t, want);
+        test_crash_point("knob-written");
         if (r < 0) {
                 if (recorded)
                         (void)journal_forget(o->journal, h->t.key);
@@ -631,6 +646,16 @@ int owner_set(Owner *o, const Target *t, Layer layer, const char *value, const c
         }
         free(prev);
         return r;
+}
+
+char *owner_not_journaled_message(const Owner *o, const char *name) {
+        char *m;
+
+        if (asprintf(&m, "%s: cannot save its original in %s (%s); nothing was changed", name,
+                     o->journal ? journal_path(o->journal) : "the restore journal",
+                     strerror(o->journal_error < 0 ? -o->journal_error : EIO)) < 0)
+                return NULL;
+        return m;
 }
 
 int owner_unset(Owner *o, const Target *t, unsigned layers, const char *reason, char **ret_now) {
@@ -823,6 +848,12 @@ int owner_restore_all(Owner *o) {
                         if (h && h->expected && owner_read(o, &h->t, &now) >= 0 && changed_outside(h, now)) {
                                 /* Changed since netpolld wrote it: somebody else's, not written over. */
                                 mark_external(o, h, now);
+                                if (journal_get(o->journal, key)) {
+                                        /* its entry could not be dropped: skip it, never write over it */
+                                        persist_error = persist_error ?: -EIO;
+                                        i++;
+                                        continue;
+                                }
                                 progress = true;
                                 continue;
                         }
@@ -832,14 +863,15 @@ int owner_restore_all(Owner *o) {
                                 i++;
                                 continue;
                         }
-                        progress = true;
                         r = journal_forget(o->journal, key);
                         if (r < 0) {
+                                /* Restored, but still listed: no progress, or a full disk would loop here. */
                                 if (!persist_error)
                                         persist_error = r;
                                 i++;
                                 continue;
                         }
+                        progress = true;
                         h = find_held(o, key);
                         if (h)
                                 drop_held(o, h);
@@ -851,6 +883,13 @@ int owner_restore_all(Owner *o) {
                                            "restored %s to %s", name, original);
                 }
         } while (failed > 0 && progress);
+
+        /*
+         * Everything was written back but the journal could not be rewritten
+         * (a full disk): removing the whole file needs no space.
+         */
+        if (failed == 0 && persist_error < 0 && journal_discard(o->journal) >= 0)
+                persist_error = 0;
 
         /* What is left failed in the last round: say why, once each, without writing again. */
         for (size_t i = 0; i < journal_size(o->journal); i++) {

@@ -132,9 +132,11 @@ int owner_napi_target(const Owner *o, const char *name, const char *device, uint
  * manual set applies, and clears it). Returns 0 when the kernel holds the
  * wanted value or the target is left alone (external, or a lower layer than
  * the one in force), -EDOM when the kernel stored something else
- * (*ret_now says what; it is what netpolld expects there from now on), or
- * the write's errno when the kernel refused (nothing changed, nothing
- * journaled). *ret_now (when not NULL): the value the kernel holds, caller
+ * (*ret_now says what; it is what netpolld expects there from now on),
+ * -OWNER_E_NOT_JOURNALED when the original could not be saved in the
+ * journal (nothing written: netpolld never changes what it could not put
+ * back; owner_not_journaled_message() says why), or the write's errno when
+ * the kernel refused (nothing changed, nothing journaled). *ret_now (when not NULL): the value the kernel holds, caller
  * frees. why: a free text for the log line (NULL: the reason).
  */
 int owner_set(Owner *o, const Target *t, Layer layer, const char *value, const char *why, char **ret_now);
@@ -147,6 +149,12 @@ int owner_set(Owner *o, const Target *t, Layer layer, const char *value, const c
  * when the failure was not the kernel file's. Owned by the owner.
  */
 const char *owner_last_error(const Owner *o);
+
+/* owner_set()'s error when the journal refused the original (disk full, read-only state directory). */
+#define OWNER_E_NOT_JOURNALED ENOLCK
+
+/* The caller's message for -OWNER_E_NOT_JOURNALED on name: the journal, its last error, nothing changed. */
+char *owner_not_journaled_message(const Owner *o, const char *name);
 
 #define LAYER_BIT(l) (1u << (l))
 #define LAYERS_ALL (LAYER_BIT(_LAYER_MAX) - 1)

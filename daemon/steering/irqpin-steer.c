@@ -271,6 +271,11 @@ static IrqState steer_file(IrqPin *p, Device *d, Slot *s, SteerFile f, const Cpu
                         s->attempts = 0;
                 return IRQ_STATE_APPLIED;
         }
+        if (r == -OWNER_E_NOT_JOURNALED) {
+                _cleanup_(freep) char *msg = owner_not_journaled_message(p->owner, t.name);
+                log_warning("%s", msg ?: t.name);
+                return IRQ_STATE_FAILED;
+        }
         const char *label = t.name;
         if (f != STEER_IRQ) {
                 if (r == -ENOENT)

@@ -333,32 +333,43 @@ daemon_answers() {
                 org.netpolld1.Manager Version >/dev/null 2>&1
 }
 
-# start_daemon [EXTRA ARGS...]: starts netpolld in the background and waits until
-# it answers a method call (it only does after applying the profile). Returns 1,
-# with the log as diagnostics, when it dies or does not answer in time.
-start_daemon() {
-        echo "=== netpolld $* ===" >>"$LOG"
-        "$NETPOLLD" --sysroot "$ROOT" --state-dir "$STATE" --config "$CONF" --profile-dir "$PROFILES" \
-                "$@" </dev/null >>"$LOG" 2>&1 &
+# spawn_daemon [EXTRA ARGS...]: starts netpolld in the background, with the
+# VAR=VALUE words of the array DAEMON_ENV in its environment, and waits until
+# it answers a method call (it only does after applying the profile). Returns
+# 0 then; 1 when it exited first (DAEMON_RC is its status), 2 when it did not
+# answer within READY_TIMEOUT seconds.
+DAEMON_ENV=()
+spawn_daemon() {
+        echo "=== netpolld $* ${DAEMON_ENV[*]} ===" >>"$LOG"
+        env "${DAEMON_ENV[@]}" "$NETPOLLD" --sysroot "$ROOT" --state-dir "$STATE" --config "$CONF" \
+                --profile-dir "$PROFILES" "$@" </dev/null >>"$LOG" 2>&1 &
         DAEMON_PID=$!
         DAEMON_RC=
         STARTED_PIDS+=("$DAEMON_PID")
         local deadline=$((SECONDS + READY_TIMEOUT))
         while ! daemon_answers; do
                 if ! kill -0 "$DAEMON_PID" 2>/dev/null; then
-                        wait "$DAEMON_PID"
+                        { wait "$DAEMON_PID"; } 2>/dev/null
                         DAEMON_RC=$?
-                        fail "netpolld exited $DAEMON_RC before answering on the bus; its log:" "$(cat "$LOG")"
                         DAEMON_PID=
                         return 1
                 fi
-                if [ "$SECONDS" -ge "$deadline" ]; then
-                        fail "netpolld did not answer on the bus within ${READY_TIMEOUT}s; its log:" "$(cat "$LOG")"
-                        return 1
-                fi
-                sleep 0.1
+                [ "$SECONDS" -ge "$deadline" ] && return 2
+                sleep 0.05
         done
         return 0
+}
+
+# start_daemon [EXTRA ARGS...]: spawn_daemon; returns 1, with the log as
+# diagnostics, when netpolld dies or does not answer in time.
+start_daemon() {
+        spawn_daemon "$@"
+        case $? in
+        0) return 0 ;;
+        1) fail "netpolld exited $DAEMON_RC before answering on the bus; its log:" "$(cat "$LOG")" ;;
+        *) fail "netpolld did not answer on the bus within ${READY_TIMEOUT}s; its log:" "$(cat "$LOG")" ;;
+        esac
+        return 1
 }
 
 daemon_alive() { [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; }
@@ -387,6 +398,15 @@ stop_daemon() {
         { wait "$DAEMON_PID"; } 2>/dev/null
         DAEMON_RC=$?
         DAEMON_PID=
+        return 0
+}
+
+# SIGTERM: exit status 0, the fixture byte for byte as $SNAP, no journal left.
+stop_and_expect_restored() {
+        stop_daemon TERM
+        expect_eq "exit status on SIGTERM" "$DAEMON_RC" 0
+        expect_tree_bytes "after the stop" "$SNAP"
+        [ -e "$STATE/restore.journal" ] && fail "restore.journal left after a clean stop:" "$(cat "$STATE/restore.journal")"
         return 0
 }
 

@@ -10,13 +10,26 @@
 # machine). Work trees and build output live in a cache directory outside the
 # repository, reused by later runs:
 #   NETPOLLD_KERNEL_CACHE   cache directory (default /var/tmp/netpolld-kernel)
-#   NETPOLLD_KERNEL_DEBUG=1 also build and boot the KASAN + lockdep variant
+#   NETPOLLD_KERNEL_DEBUG=1 also build and boot the KASAN + lockdep variant;
+#                           =only: that variant alone (meson suite kernel-debug)
 #   NETPOLLD_KERNEL_BOOT_TIMEOUT  seconds one boot may take (default 600,
 #                           doubled for the debug variant)
 #   NETPOLLD_KERNEL_BZIMAGE boot this kernel instead of building one (for
 #                           work on init.sh; the series is then not checked)
+#   NETPOLLD_KERNEL_SKIP=REASON   skip, saying why (TAP "1..0 # SKIP REASON")
 #   NETPOLLD_BINARY, NETPOLLCTL_BINARY, NETPOLLD_SOURCE_ROOT (set by meson)
 # `run.sh --install-only` installs the packages and exits (tools/install-deps --tests).
+#
+# `run.sh --seeds [--smp N] [--out FILE]` measures instead of checking: the
+# VM runs the seed scenarios of kernel-patches/ (init.sh, ktest.mode=seeds)
+# under `qemu -icount shift=3,sleep=off`, where the guest's clock counts
+# instructions, so runs compare across host load; the "KTEST seed" lines go
+# to FILE (default $CACHE/seeds-smpN.txt) and tests/kernel/seeds-report.py
+# turns them into the tables of docs/KERNEL-SEEDS.md.
+#
+# `run.sh --neutered` boots the checks on a kernel whose series sysctls exist
+# but do nothing (tests/kernel/neuter.sh): the cases that test what a patch
+# does must fail there. Not part of the suite (a second kernel build).
 set -uo pipefail
 
 HERE=$(dirname "$(readlink -f "$0")")
@@ -27,6 +40,19 @@ TARBALL=/usr/src/linux-source-6.12.tar.xz
 PATCHES=$SOURCE_ROOT/kernel-patches
 SRC=$CACHE/src
 START=$SECONDS
+MODE=check SMP=2 SEEDS_OUT=
+while [ $# -gt 0 ]; do
+        case $1 in
+        --install-only) break ;;
+        --seeds) MODE=seeds ;;
+        --neutered) MODE=neutered ;;
+        --smp) SMP=${2:?--smp needs a CPU count}; shift ;;
+        --out) SEEDS_OUT=${2:?--out needs a file}; shift ;;
+        *) echo "run.sh: unknown option '$1' (--install-only, --seeds [--smp N] [--out FILE], --neutered)" >&2; exit 2 ;;
+        esac
+        shift
+done
+case $SMP in 1 | 2) ;; *) echo "run.sh: --smp takes 1 or 2, got '$SMP'" >&2; exit 2 ;; esac
 
 # ---------------------------------------------------------------- TAP
 
@@ -49,6 +75,10 @@ bail() {
         finish
 }
 
+if [ -n "${NETPOLLD_KERNEL_SKIP:-}" ]; then
+        echo "1..0 # SKIP $NETPOLLD_KERNEL_SKIP"
+        exit 0
+fi
 if [ "$(id -u)" != 0 ]; then
         echo "1..0 # SKIP needs root (installs packages, builds in $CACHE)"
         exit 0
@@ -174,7 +204,9 @@ make_initramfs() {
         install -m 0755 "$HERE/init.sh" "$root/init"
         install -m 0644 "$HERE/dbus.conf" "$root/etc/ktest/dbus.conf"
         install -m 0644 "$HERE/netpolld.conf" "$root/etc/ktest/netpolld.conf"
-        install -m 0644 "$HERE/ktest.conf" "$root/etc/ktest/profiles/ktest.conf"
+        install -m 0644 "$HERE/ktest.conf" "$HERE/ktest-latency.conf" "$HERE/ktest-nothreshold.conf" \
+                "$SOURCE_ROOT/conf/profiles/latency.conf" "$SOURCE_ROOT/conf/profiles/balanced.conf" \
+                "$root/etc/ktest/profiles/"
         printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
         printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
         echo 6e6574706f6c6c642d6b74657374aa01 >"$root/etc/machine-id"
@@ -192,10 +224,16 @@ boot() {
         rm -f "$console" "$results"
         # Two virtio-net devices on a qemu hub with no other port: traffic
         # between them never leaves qemu. romfile= avoids needing ipxe's ROMs.
-        timeout "$limit" qemu-system-x86_64 -accel tcg -smp 2 -m "$mem" \
+        local extra=() append="ktest.variant=$variant"
+        if [ "$MODE" = seeds ]; then
+                extra=(-icount shift=3,sleep=off)
+                append="$append ktest.mode=seeds"
+                : >"${SEEDS_OUT:=$CACHE/seeds-smp$SMP.txt}"
+        fi
+        timeout "$limit" qemu-system-x86_64 -accel tcg -smp "$SMP" -m "$mem" "${extra[@]}" \
                 -nodefaults -display none -no-reboot \
                 -kernel "$BZIMAGE" -initrd "$CACHE/initramfs.cpio.gz" \
-                -append "console=ttyS0 loglevel=5 panic=-1 ktest.variant=$variant" \
+                -append "console=ttyS0 loglevel=5 panic=-1 $append" \
                 -serial "file:$console" -serial "file:$results" \
                 -netdev hubport,id=h0,hubid=0 -device virtio-net-pci,netdev=h0,romfile= \
                 -netdev hubport,id=h1,hubid=0 -device virtio-net-pci,netdev=h1,romfile= \
@@ -210,6 +248,7 @@ boot() {
                         line=${line#KTEST skip }
                         skip "vm($variant): ${line%% # *}" "${line#* # }" ;;
                 "KTEST diag "*) echo "# ${line#KTEST diag }" ;;
+                "KTEST seed "*) echo "${line#KTEST seed }" >>"$SEEDS_OUT"; echo "# ${line#KTEST }" ;;
                 "KTEST done") done=1 ;;
                 esac
         done <"$results"
@@ -235,7 +274,11 @@ boot() {
         fi
 }
 
-if [ -n "${NETPOLLD_KERNEL_BZIMAGE:-}" ]; then
+DEBUG_VARIANT=${NETPOLLD_KERNEL_DEBUG:-0}
+case $DEBUG_VARIANT in 0 | 1 | only) ;; *) bail "NETPOLLD_KERNEL_DEBUG is '$DEBUG_VARIANT': expected 0, 1 or only" ;; esac
+if [ "$DEBUG_VARIANT" = only ]; then
+        [ -z "${NETPOLLD_KERNEL_BZIMAGE:-}" ] || bail "NETPOLLD_KERNEL_DEBUG=only builds its own kernel: unset NETPOLLD_KERNEL_BZIMAGE"
+elif [ -n "${NETPOLLD_KERNEL_BZIMAGE:-}" ]; then
         BZIMAGE=$NETPOLLD_KERNEL_BZIMAGE
         ok "using the prebuilt kernel $BZIMAGE"
         skip "kernel-patches/ apply to linux-source-6.12 and build" \
@@ -244,8 +287,28 @@ else
         prepare_tree
         build_kernel normal "$HERE/kernel.config"
 fi
-boot normal 512M "$BOOT_TIMEOUT"
-if [ "${NETPOLLD_KERNEL_DEBUG:-0}" = 1 ]; then
+if [ "$MODE" = neutered ]; then
+        rm -rf "$CACHE/src-neutered"
+        cp -a "$SRC" "$CACHE/src-neutered" && bash "$HERE/neuter.sh" "$CACHE/src-neutered" \
+                >"$CACHE/neuter.log" 2>&1 || bail "neuter.sh" "$CACHE/neuter.log"
+        ok "series sysctls neutered (tests/kernel/neuter.sh)"
+        SRC=$CACHE/src-neutered
+        build_kernel neutered "$HERE/kernel.config"
+        boot neutered 512M "$BOOT_TIMEOUT"
+        finish
+fi
+if [ "$MODE" = seeds ]; then
+        boot normal 512M $((BOOT_TIMEOUT * 12))
+        if [ -s "$SEEDS_OUT" ]; then
+                ok "seed scenarios measured: $(wc -l <"$SEEDS_OUT") runs in $SEEDS_OUT"
+                python3 "$HERE/seeds-report.py" --smp "$SMP" "$SEEDS_OUT" | diag
+        else
+                not_ok "seed scenarios measured (no KTEST seed line)"
+        fi
+        finish
+fi
+[ "$DEBUG_VARIANT" = only ] || boot normal 512M "$BOOT_TIMEOUT"
+if [ "$DEBUG_VARIANT" != 0 ]; then
         [ -n "${src_stamp:-}" ] || prepare_tree
         build_kernel debug "$HERE/kernel.config" "$HERE/debug.config"
         boot debug 1G $((BOOT_TIMEOUT * 2))

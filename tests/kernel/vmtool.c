@@ -6,7 +6,9 @@
  * and moves TCP traffic: a forking server, a 1-byte request/response client
  * that waits in blocking recv() (so busy_read applies) and reports its own
  * CPU time, the same client waiting in io_uring with NAPI busy polling
- * registered, a bulk sender, and a CPU-bound spinner.
+ * registered, a bulk sender, and a CPU-bound spinner; for the seed
+ * scenarios, many request/response connections at once (blocking or epoll)
+ * and a CPU-bound task that records the time taken from it.
  *
  * Built with `gcc -static` by tests/kernel/run.sh; not part of netpolld.
  */
@@ -20,10 +22,12 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -50,7 +54,13 @@ static int usage(void) {
                 "                                         NAPI busy polling registered (10 ms), in\n"
                 "                                         io_uring_enter() calls of at most 10 ms\n"
                 "       vmtool stream ADDR PORT SECONDS   send bulk data for SECONDS\n"
-                "       vmtool spin SECONDS               burn CPU for SECONDS\n");
+                "       vmtool spin SECONDS               burn CPU for SECONDS\n"
+                "       vmtool mrr ADDR PORT CONNS SECONDS block|epoll\n"
+                "                                         CONNS processes, one connection each, back-to-back\n"
+                "                                         1-byte transactions for SECONDS, each reply awaited\n"
+                "                                         in recv() or in epoll_wait(); prints the sum\n"
+                "       vmtool gap SECONDS                burn CPU for SECONDS; prints the time taken from it\n"
+                "                                         in stretches of 50 us or more (count, p99, max, sum)\n");
         return 2;
 }
 
@@ -498,6 +508,162 @@ static int cmd_spin(const char *seconds_s) {
         return 0;
 }
 
+/* One mrr connection: transactions until the deadline, the count written to out. */
+static void mrr_child(const char *addr, const char *port, bool use_epoll, int start_fd, int out_fd,
+                      uint64_t seconds) {
+        char req[5] = { MODE_RR }, go;
+        uint64_t n = 0, end;
+        int fd, ep = -1;
+
+        fd = connect_to(addr, port);
+        if (fd < 0 || write_full(fd, req, sizeof(req)) < 0)
+                _exit(1);
+        if (use_epoll) {
+                struct epoll_event ev = { .events = EPOLLIN };
+
+                ep = epoll_create1(0);
+                if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+                        perror("vmtool: mrr: epoll");
+                        _exit(1);
+                }
+        }
+        /* Every connection is up before any of them starts counting. */
+        if (read(start_fd, &go, 1) != 1)
+                _exit(1);
+        end = now_us(CLOCK_MONOTONIC) + seconds * 1000000;
+        while (now_us(CLOCK_MONOTONIC) < end) {
+                char b = 'x';
+                struct epoll_event ev;
+
+                if (write_full(fd, &b, 1) < 0)
+                        _exit(1);
+                if (use_epoll) {
+                        int r;
+
+                        do
+                                r = epoll_wait(ep, &ev, 1, -1);
+                        while (r < 0 && errno == EINTR);
+                        if (r != 1)
+                                _exit(1);
+                }
+                if (read_full(fd, &b, 1) < 0)
+                        _exit(1);
+                n++;
+        }
+        if (write(out_fd, &n, sizeof(n)) != sizeof(n))
+                _exit(1);
+        _exit(0);
+}
+
+/*
+ * The seed 000 workload: CONNS request/response sessions at once, like as many
+ * netperf TCP_RR instances, all on the CPUs this process may use. With busy
+ * polling each session spins while it waits for its reply, holding the CPU
+ * from sessions whose replies are already there.
+ */
+static int cmd_mrr(char **argv) {
+        unsigned long conns, seconds;
+        uint64_t total = 0, n;
+        int start[2], out[2], failed = 0;
+        bool use_epoll;
+
+        if (parse_uint(argv[2], "CONNS", 1024, &conns) < 0 || conns == 0 ||
+            parse_uint(argv[3], "SECONDS", 3600, &seconds) < 0 || seconds == 0)
+                return 2;
+        if (strcmp(argv[4], "epoll") == 0)
+                use_epoll = true;
+        else if (strcmp(argv[4], "block") == 0)
+                use_epoll = false;
+        else
+                return usage();
+        signal(SIGALRM, on_alarm);
+        alarm(seconds + 120);
+        if (pipe(start) < 0 || pipe(out) < 0) {
+                perror("vmtool: mrr: pipe");
+                return 1;
+        }
+        for (unsigned long i = 0; i < conns; i++) {
+                pid_t pid = fork();
+
+                if (pid < 0) {
+                        perror("vmtool: mrr: fork");
+                        return 1;
+                }
+                if (pid == 0) {
+                        close(start[1]);
+                        close(out[0]);
+                        mrr_child(argv[0], argv[1], use_epoll, start[0], out[1], seconds);
+                }
+        }
+        close(start[0]);
+        close(out[1]);
+        /* Let the connections come up, then start them all at once. */
+        usleep(200000);
+        for (unsigned long i = 0; i < conns; i++)
+                if (write(start[1], "g", 1) != 1) {
+                        perror("vmtool: mrr: start");
+                        return 1;
+                }
+        while (read(out[0], &n, sizeof(n)) == sizeof(n))
+                total += n;
+        for (unsigned long i = 0; i < conns; i++) {
+                int st;
+
+                if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                        failed++;
+        }
+        if (failed) {
+                fprintf(stderr, "vmtool: mrr: %d of %lu connections failed\n", failed, conns);
+                return 1;
+        }
+        printf("transactions=%llu conns=%lu seconds=%lu\n", (unsigned long long)total, conns, seconds);
+        return 0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+/*
+ * A CPU-bound neighbour that watches the clock: any stretch of 50 us or more
+ * between two readings is time the CPU spent elsewhere (interrupts, softirq
+ * processing, other tasks). Softirq processing that runs on instead of
+ * handing over to ksoftirqd shows up as long stretches.
+ */
+static int cmd_gap(const char *seconds_s) {
+        unsigned long seconds;
+        uint64_t *gaps, sum = 0, prev, end, spins = 0;
+        size_t n = 0, cap = 1 << 20;
+
+        if (parse_uint(seconds_s, "SECONDS", 3600, &seconds) < 0 || seconds == 0)
+                return 2;
+        gaps = calloc(cap, sizeof(*gaps));
+        if (!gaps) {
+                perror("vmtool: gap");
+                return 1;
+        }
+        prev = now_us(CLOCK_MONOTONIC);
+        end = prev + seconds * 1000000;
+        while (prev < end) {
+                uint64_t t = now_us(CLOCK_MONOTONIC);
+
+                if (t - prev >= 50 && n < cap) {
+                        gaps[n++] = t - prev;
+                        sum += t - prev;
+                }
+                prev = t;
+                spins++;
+        }
+        qsort(gaps, n, sizeof(*gaps), cmp_u64);
+        printf("gaps=%zu p99_gap_us=%llu max_gap_us=%llu stolen_us=%llu spins=%llu\n", n,
+               (unsigned long long)(n ? gaps[n * 99 / 100] : 0), (unsigned long long)(n ? gaps[n - 1] : 0),
+               (unsigned long long)sum, (unsigned long long)spins);
+        free(gaps);
+        return 0;
+}
+
 int main(int argc, char **argv) {
         if (argc < 2)
                 return usage();
@@ -517,5 +683,9 @@ int main(int argc, char **argv) {
                 return cmd_stream(argv + 2);
         if (strcmp(argv[1], "spin") == 0 && argc == 3)
                 return cmd_spin(argv[2]);
+        if (strcmp(argv[1], "mrr") == 0 && argc == 7)
+                return cmd_mrr(argv + 2);
+        if (strcmp(argv[1], "gap") == 0 && argc == 3)
+                return cmd_gap(argv[2]);
         return usage();
 }
