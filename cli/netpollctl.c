@@ -95,7 +95,7 @@ static const Verb verbs[] = {
           "stays in force. Needs root or CAP_NET_ADMIN." },
 };
 
-static void vprint_error(const char *fmt, va_list ap, int r) {
+_printf_(1, 0) static void vprint_error(const char *fmt, va_list ap, int r) {
         fputs("netpollctl: ", stderr);
         vfprintf(stderr, fmt, ap);
         if (r < 0)

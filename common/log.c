@@ -124,7 +124,7 @@ static const char *level_prefix(int level) {
         }
 }
 
-static void write_console(int level, int error, const char *fmt, va_list ap) {
+_printf_(3, 0) static void write_console(int level, int error, const char *fmt, va_list ap) {
         if (stderr_journal)
                 fprintf(stderr, "<%d>", level);
         else
@@ -139,7 +139,7 @@ static void write_console(int level, int error, const char *fmt, va_list ap) {
  * ending with NULL (or NULL itself), each sent as NAME=VALUE after the
  * standard fields.
  */
-static int write_journal(int level, int error, const char *const *fields, const char *fmt, va_list ap) {
+_printf_(4, 0) static int write_journal(int level, int error, const char *const *fields, const char *fmt, va_list ap) {
         _cleanup_(strv_freep) char **lines = NULL;
         _cleanup_(freep) char *message = NULL;
         const char *ident = program ?: program_invocation_short_name;
@@ -167,7 +167,7 @@ static int write_journal(int level, int error, const char *const *fields, const 
         return sd_journal_sendv(iov, (int)n);
 }
 
-static void log_fields_va(int level, int error, const char *const *fields, const char *fmt, va_list ap) {
+_printf_(4, 0) static void log_fields_va(int level, int error, const char *const *fields, const char *fmt, va_list ap) {
         LogTarget t = target;
         va_list aq;
 

@@ -242,6 +242,28 @@ ValueOrigin manager_knob_origin(Manager *m, const KnobRef *ref) {
         return owner_origin(m->owner, &t[0]);
 }
 
+/* What a layer asked of each of n targets before write_knob() changed them (v[i] NULL: nothing). */
+typedef struct PrevValues {
+        char **v;
+        size_t n;
+} PrevValues;
+
+static void prev_values_done(PrevValues *p) {
+        for (size_t i = 0; p->v && i < p->n; i++)
+                free(p->v[i]);
+        free(p->v);
+}
+
+/* Gives back the first n targets' layer as it was before write_knob() set them (prev[i]: NULL, none). */
+static void undo_targets(Manager *m, const Target *t, size_t n, Layer layer, char **prev) {
+        for (size_t i = 0; i < n; i++) {
+                int r = prev[i] ? owner_set(m->owner, &t[i], layer, prev[i], "undo", NULL)
+                                : owner_unset(m->owner, &t[i], LAYER_BIT(layer), "reset", NULL);
+                if (r < 0 && r != -EDOM)
+                        log_warning("%s: could not undo a partial change: %s", t[i].name, strerror(-r));
+        }
+}
+
 /*
  * The one place that changes a knob: support check, then every target of the
  * instance through the owner with the layer that asks. Returns 0 or a
@@ -251,7 +273,8 @@ int write_knob(Manager *m, const KnobRef *ref, const KnobValue *v, ValueOrigin o
                char **ret_message) {
         _cleanup_(freep) char *name = ref_name(ref), *text = NULL;
         _cleanup_(freep) Target *t = NULL;
-        size_t n;
+        _cleanup_(prev_values_done) PrevValues prev = {};
+        size_t n = 0;
         int r;
 
         if (!name)
@@ -267,6 +290,16 @@ int write_knob(Manager *m, const KnobRef *ref, const KnobValue *v, ValueOrigin o
         text = knob_format_kernel(ref->desc, v);
         if (!text)
                 return -ENOMEM;
+        /* What the layer asked of each target before, to undo a partial change. */
+        prev.v = calloc(n ?: 1, sizeof(char *));
+        if (!prev.v)
+                return -ENOMEM;
+        prev.n = n;
+        for (size_t i = 0; i < n; i++) {
+                const char *p = owner_layer_value(m->owner, &t[i], origin_layer(origin));
+                if (p && !(prev.v[i] = strdup(p)))
+                        return -ENOMEM;
+        }
 
         for (size_t i = 0; i < n; i++) {
                 _cleanup_(freep) char *now = NULL;
@@ -276,19 +309,30 @@ int write_knob(Manager *m, const KnobRef *ref, const KnobValue *v, ValueOrigin o
                         _cleanup_(freep) char *f = format_target_value(&t[i], strempty(now)),
                                               *w = knob_format_value(ref->desc, v);
                         log_warning("%s: the kernel stored %s instead of %s", t[i].name, strempty(f), strempty(w));
-                } else if (r == -ENODEV)
-                        return unsupported_message(ref, r, ret_message);
-                else if (r == -OWNER_E_NOT_JOURNALED) {
-                        *ret_message = owner_not_journaled_message(m->owner, t[i].name);
-                        return *ret_message ? -EIO : -ENOMEM;
-                } else if (r < 0) {
-                        _cleanup_(freep) char *want = knob_format_value(ref->desc, v);
-                        const char *hint = r == -EINVAL ? knob_refusal_hint(ref->desc) : NULL;
-                        if (asprintf(ret_message, "the kernel refused %s = %s: %s%s%s", name, strempty(want),
-                                     strerror(-r), hint ? "; " : "", strempty(hint)) < 0)
-                                return -ENOMEM;
-                        return -MANAGER_E_KERNEL_REFUSED;
+                        continue;
                 }
+                if (r >= 0)
+                        continue;
+                /* One file of a queue knob failed: the queues before it go back to what they were. */
+                _cleanup_(freep) char *want = knob_format_value(ref->desc, v);
+                _cleanup_(freep) char *cause = strdup(strempty(owner_last_error(m->owner)));
+                _cleanup_(freep) char *not_journaled =
+                        r == -OWNER_E_NOT_JOURNALED ? owner_not_journaled_message(m->owner, t[i].name) : NULL;
+                const char *hint = r == -EINVAL ? knob_refusal_hint(ref->desc) : NULL;
+                undo_targets(m, t, i, origin_layer(origin), prev.v);
+                if (r == -ENODEV)
+                        return unsupported_message(ref, r, ret_message);
+                if (r == -OWNER_E_NOT_JOURNALED) {
+                        *ret_message = TAKE_PTR(not_journaled);
+                        return *ret_message ? -EIO : -ENOMEM;
+                }
+                if (cause && *cause)
+                        r = asprintf(ret_message, "cannot set %s = %s: %s%s%s", name, strempty(want), cause,
+                                     hint ? "; " : "", strempty(hint));
+                else
+                        r = asprintf(ret_message, "the kernel refused %s = %s: %s%s%s", name, strempty(want),
+                                     strerror(-r), hint ? "; " : "", strempty(hint));
+                return r < 0 ? -ENOMEM : -MANAGER_E_KERNEL_REFUSED;
         }
         return 0;
 }

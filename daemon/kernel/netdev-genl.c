@@ -12,6 +12,7 @@
 #include "netdev-genl.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,31 +124,35 @@ typedef struct Transaction {
         int error; /* negative errno from the kernel or a parser */
 } Transaction;
 
-static int on_valid(struct nl_msg *msg, void *arg) {
-        Transaction *t = arg;
+static void reply_valid(Transaction *t, struct nlmsghdr *h) {
         struct nlattr *tb[ATTR_MAX + 1];
         int r;
 
-        r = genlmsg_parse(nlmsg_hdr(msg), 0, tb, ATTR_MAX, NULL);
+        r = genlmsg_parse(h, 0, tb, ATTR_MAX, NULL);
         if (r < 0)
                 r = errno_from_nl(r);
         else if (t->parse)
                 r = t->parse(tb, t->userdata);
         if (r < 0 && t->error == 0)
                 t->error = r;
-        return NL_OK; /* keep reading to the end so the socket is clean for the next request */
 }
 
-static int on_finish(struct nl_msg *msg, void *arg) {
-        Transaction *t = arg;
-        struct nlmsghdr *h = nlmsg_hdr(msg);
-
+static void reply_done(Transaction *t, struct nlmsghdr *h) {
         if (nlmsg_datalen(h) >= (int)sizeof(int)) {
                 int e = *(int *)nlmsg_data(h);
                 if (e < 0 && t->error == 0)
                         t->error = e;
         }
         t->done = true;
+}
+
+static int on_valid(struct nl_msg *msg, void *arg) {
+        reply_valid(arg, nlmsg_hdr(msg));
+        return NL_OK; /* keep reading to the end so the socket is clean for the next request */
+}
+
+static int on_finish(struct nl_msg *msg, void *arg) {
+        reply_done(arg, nlmsg_hdr(msg));
         return NL_STOP;
 }
 
@@ -453,4 +458,64 @@ int netdev_genl_napi_set(NetdevGenl *g, uint32_t napi_id, NapiKnob knob, uint64_
         if (r < 0)
                 return -ENOMEM;
         return transact(g, msg, NULL, NULL);
+}
+
+/* ---- replies from a buffer (tests, fuzzing) ------------------------------ */
+
+/* Walks a datagram's messages as nl_recvmsgs() does and hands them to the same handlers. */
+static int feed(Transaction *t, const void *buf, size_t len) {
+        int remaining = len > INT_MAX ? INT_MAX : (int)len;
+
+        for (struct nlmsghdr *h = (struct nlmsghdr *)buf; !t->done && nlmsg_ok(h, remaining);
+             h = nlmsg_next(h, &remaining)) {
+                if (h->nlmsg_type == NLMSG_DONE)
+                        reply_done(t, h);
+                else if (h->nlmsg_type == NLMSG_ERROR) {
+                        const struct nlmsgerr *e = nlmsg_data(h);
+                        if (nlmsg_datalen(h) < (int)sizeof(*e)) {
+                                if (t->error == 0)
+                                        t->error = -EBADMSG;
+                        } else if (e->error != 0 && t->error == 0)
+                                t->error = e->error < 0 ? e->error : -EIO;
+                        t->done = true;
+                } else if (h->nlmsg_type >= NLMSG_MIN_TYPE)
+                        reply_valid(t, h);
+        }
+        return t->error < 0 ? t->error : 0;
+}
+
+int netdev_genl_parse_queues(const void *buf, size_t len, NetdevQueue **ret, size_t *ret_n) {
+        QueueList l = {};
+        Transaction t = { .parse = parse_queue, .userdata = &l };
+        int r;
+
+        if (!buf || !ret || !ret_n)
+                return -EINVAL;
+        r = feed(&t, buf, len);
+        if (r < 0) {
+                free(l.v);
+                return r;
+        }
+        if (l.n > 1)
+                qsort(l.v, l.n, sizeof(NetdevQueue), cmp_queue);
+        *ret = l.v;
+        *ret_n = l.n;
+        return 0;
+}
+
+int netdev_genl_parse_napis(const void *buf, size_t len, NapiInfo **ret, size_t *ret_n) {
+        NapiList l = {};
+        Transaction t = { .parse = parse_napi, .userdata = &l };
+        int r;
+
+        if (!buf || !ret || !ret_n)
+                return -EINVAL;
+        r = feed(&t, buf, len);
+        if (r < 0) {
+                free(l.v);
+                return r;
+        }
+        *ret = l.v;
+        *ret_n = l.n;
+        return 0;
 }

@@ -64,3 +64,13 @@ typedef struct NapiInfo {
 int netdev_genl_napis(NetdevGenl *g, int ifindex, NapiInfo **ret, size_t *ret_n);
 int netdev_genl_napi_get(NetdevGenl *g, uint32_t napi_id, NapiInfo *ret);
 int netdev_genl_napi_set(NetdevGenl *g, uint32_t napi_id, NapiKnob knob, uint64_t value);
+
+/*
+ * The reply parsers without a socket, for tests and fuzzing: buf holds
+ * netlink messages as one recv() returns them (queue-get or napi-get
+ * replies, NLMSG_DONE, NLMSG_ERROR), handled exactly as a request's replies
+ * are. Same results and errors as netdev_genl_queues() (without the veth
+ * pairing, which asks the kernel) and netdev_genl_napis(); caller frees.
+ */
+int netdev_genl_parse_queues(const void *buf, size_t len, NetdevQueue **ret, size_t *ret_n);
+int netdev_genl_parse_napis(const void *buf, size_t len, NapiInfo **ret, size_t *ret_n);

@@ -8,6 +8,7 @@
 #include "owner.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ struct Owner {
         void *userdata;
         TargetBackend napi;
         bool have_napi;
+        char *error; /* owner_last_error() */
         int journal_error; /* the last failed journal update's errno, for owner_not_journaled_message() */
 };
 
@@ -99,6 +101,7 @@ Owner *owner_free(Owner *o) {
                 held_done(&o->held[i]);
         free(o->held);
         free(o->sysroot);
+        free(o->error);
         free(o);
         return NULL;
 }
@@ -432,6 +435,100 @@ static int give_back(Owner *o, Held *h, const char *reason, bool force, char **r
         return 0;
 }
 
+/* Whether text is what the kernel shows for this kind; nothing else is journaled or compared. */
+static bool kernel_text_valid(TargetKind kind, const char *s) {
+        CpuSet x;
+        bool any = false;
+
+        switch (kind) {
+        case TARGET_IRQ:
+                return cpuset_parse_list(s, &x, NULL) >= 0;
+        case TARGET_RPS:
+        case TARGET_XPS:
+                return cpuset_parse_mask(s, &x, NULL) >= 0;
+        default:
+                /* A number, or a tuple of them separated by blanks (tcp_rmem-style sysctls). */
+                for (const char *p = s;;) {
+                        p += strspn(p, " \t");
+                        if (!*p)
+                                return any;
+                        if (*p == '-')
+                                p++;
+                        size_t n = strspn(p, "0123456789");
+                        if (n == 0 || (p[n] && !strchr(" \t", p[n])))
+                                return false;
+                        p += n;
+                        any = true;
+                }
+        }
+}
+
+static const char *kind_expects(TargetKind kind) {
+        return kind == TARGET_IRQ                         ? "a CPU list"
+               : kind == TARGET_RPS || kind == TARGET_XPS ? "a hex CPU mask"
+                                                          : "a number";
+}
+
+/* What a failed read or write of a kernel file means, in words. */
+static const char *io_error_text(int r) {
+        switch (r) {
+        case -ENODATA:
+                return "the file is empty";
+        case -EBADMSG:
+                return "the content is not one line of a value (too long, or with NUL bytes or several lines)";
+        case -EISDIR:
+                return "it is a directory, not a file";
+        case -ENOENT:
+                return "the file is gone";
+        default:
+                return strerror(-r);
+        }
+}
+
+/*
+ * Records why t failed for owner_last_error() and returns r. Not logged here: the caller
+ * knows whether it is worth a line (a kernel-managed IRQ's EIO on every plan is not).
+ */
+static int owner_failf(Owner *o, const Target *t, int r, const char *fmt, ...) _printf_(4, 5);
+static int owner_failf(Owner *o, const Target *t, int r, const char *fmt, ...) {
+        _cleanup_(freep) char *what = NULL;
+        va_list ap;
+        int k;
+
+        va_start(ap, fmt);
+        k = vasprintf(&what, fmt, ap);
+        va_end(ap);
+        free(o->error);
+        o->error = NULL;
+        if (k < 0 || asprintf(&o->error, "%s: %s", t->key, what) < 0)
+                o->error = NULL;
+        return r;
+}
+
+const char *owner_last_error(const Owner *o) {
+        return o ? o->error : NULL;
+}
+
+/*
+ * The value in the kernel now, checked to be of the target's kind: an odd
+ * file (empty, huge, not a value, gone, a directory, EIO) fails here, before
+ * anything is journaled or written.
+ */
+static int read_current(Owner *o, const Held *h, char **ret) {
+        _cleanup_(freep) char *v = NULL;
+        int r;
+
+        r = owner_read(o, &h->t, &v);
+        if (r < 0)
+                return owner_failf(o, &h->t, r == -ENOENT ? -ENODEV : r, "cannot read the current value: %s",
+                                   io_error_text(r));
+        if (!kernel_text_valid(h->t.kind, v))
+                return owner_failf(o, &h->t, -EBADMSG, "holds \"%.64s\", not %s: not changing it", v,
+                                   kind_expects(h->t.kind));
+        *ret = TAKE_PTR(v);
+        return 0;
+}
+
 /*
  * Puts what the highest layer asks for into the kernel: the one write path.
  * A value changed outside since netpolld wrote it is left alone (external)
@@ -452,9 +549,9 @@ static int enforce(Owner *o, Held *h, const char *reason, const char *why, bool 
         if (!want)
                 return give_back(o, h, reason, force, ret_now);
 
-        r = owner_read(o, &h->t, &old);
+        r = read_current(o, h, &old);
         if (r < 0)
-                return r == -ENOENT ? -ENODEV : r;
+                return r;
         if (!force && changed_outside(h, old)) {
                 mark_external(o, h, old);
                 if (ret_now)
@@ -498,11 +595,13 @@ static int enforce(Owner *o, Held *h, const char *reason, const char *why, bool 
         if (r < 0) {
                 if (recorded)
                         (void)journal_forget(o->journal, h->t.key);
-                return r;
+                return owner_failf(o, &h->t, r, "writing %s failed: %s%s", want,
+                                   r == -EINVAL || r == -ERANGE ? "the kernel refused it: " : "",
+                                   io_error_text(r));
         }
         r = owner_read(o, &h->t, &now);
         if (r < 0)
-                return r;
+                return owner_failf(o, &h->t, r, "cannot read back the value written: %s", io_error_text(r));
         r = set_string(&h->expected, now);
         if (r < 0)
                 return r;
@@ -522,6 +621,8 @@ int owner_set(Owner *o, const Target *t, Layer layer, const char *value, const c
 
         if (!o || !t || layer >= _LAYER_MAX || !value)
                 return -EINVAL;
+        free(o->error);
+        o->error = NULL;
         h = get_held(o, t);
         if (!h)
                 return -ENOMEM;

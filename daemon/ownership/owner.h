@@ -141,6 +141,15 @@ int owner_napi_target(const Owner *o, const char *name, const char *device, uint
  */
 int owner_set(Owner *o, const Target *t, Layer layer, const char *value, const char *why, char **ret_now);
 
+/*
+ * Why the last owner_set() failed, naming the file (or NAPI key) and what
+ * was wrong with it: "/proc/sys/net/core/busy_read: cannot read the current
+ * value: the file is empty", "...: holds \"abc\", not a number: not changing
+ * it", "...: writing 5 failed: Input/output error". NULL after a success or
+ * when the failure was not the kernel file's. Owned by the owner.
+ */
+const char *owner_last_error(const Owner *o);
+
 /* owner_set()'s error when the journal refused the original (disk full, read-only state directory). */
 #define OWNER_E_NOT_JOURNALED ENOLCK
 

@@ -280,7 +280,8 @@ static IrqState steer_file(IrqPin *p, Device *d, Slot *s, SteerFile f, const Cpu
         if (f != STEER_IRQ) {
                 if (r == -ENOENT)
                         return IRQ_STATE_APPLIED; /* no RPS/XPS in this kernel, or no tx-N for rx-N */
-                log_warning_errno(r, "%s: cannot set %s: %m", label, strempty(list));
+                log_warning("%s: cannot set %s: %s", label, strempty(list),
+                            owner_last_error(p->owner) ?: strerror(-r));
                 return IRQ_STATE_FAILED;
         }
 

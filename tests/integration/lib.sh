@@ -73,7 +73,32 @@ run_case() {
 }
 
 tap_done() {
+        [ -n "${SANITIZER_LOGS:-}" ] && run_case "no sanitizer report (ASan, LeakSanitizer, UBSan) from any program of the script" case_no_sanitizer_report
         echo "1..$CASE_N"
+}
+
+# In a -Db_sanitize build (tests/meson.build sets ASAN_OPTIONS), reports go to files below $TMP
+# as well, so that a leak found when netpolld exits at cleanup fails a case instead of vanishing.
+sanitizer_logs_setup() {
+        [ -n "${ASAN_OPTIONS:-}${UBSAN_OPTIONS:-}" ] || return 0
+        SANITIZER_LOGS=$TMP/sanitizer
+        mkdir -p "$SANITIZER_LOGS" && chmod 1777 "$SANITIZER_LOGS" # unprivileged clients report too
+        export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$SANITIZER_LOGS/asan"
+        export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$SANITIZER_LOGS/ubsan"
+}
+
+case_no_sanitizer_report() {
+        local f i
+        # Every program started stops now, so that exit-time leak checks have run.
+        for ((i = ${#STARTED_PIDS[@]} - 1; i >= 0; i--)); do
+                kill_and_wait "${STARTED_PIDS[i]}"
+        done
+        STARTED_PIDS=()
+        [ -n "${DAEMON_PID:-}" ] && kill_and_wait "$DAEMON_PID"
+        for f in "$SANITIZER_LOGS"/*; do
+                [ -e "$f" ] || continue
+                fail "sanitizer report $(basename "$f"):" "$(head -n 40 "$f")"
+        done
 }
 
 # ---------------------------------------------------------------- assertions
@@ -228,6 +253,7 @@ setup_tmp() {
         trap 'exit 130' INT TERM HUP
         # uid 65534 must reach the bus socket and the client binary.
         chmod 0755 "$TMP"
+        sanitizer_logs_setup
         ROOT=$TMP/root
         STATE=$TMP/state
         PROFILES=$TMP/profiles

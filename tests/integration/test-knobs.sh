@@ -137,6 +137,22 @@ case_set_kernel_refusal_rolls_back() {
         expect_tree_values "after the refused set" "$TMP/before-refusal"
 }
 
+case_queue_knob_bad_queue_puts_back() {
+        need_daemon || return
+        # rx-1's rps_cpus is a directory: rx-0 (written first) must be put back,
+        # and the error must name the file that was wrong.
+        local q=$ROOT/$VETH/queues/rx-1
+        mkdir -p "$q/rps_cpus"
+        snapshot before-queues
+        ctl set rps-cpus@veth0 1
+        expect_rc 1
+        expect_contains "stderr" "$ERR" "/$VETH/queues/rx-1/rps_cpus"
+        expect_contains "stderr" "$ERR" "is a directory"
+        expect_tree_bytes "after the failed set" "$TMP/before-queues"
+        rm -rf "$q"
+        expect_eq "get rps-cpus@veth0" "$(get_value_origin rps-cpus@veth0)" "none default"
+}
+
 case_profile_switch() {
         need_daemon || return
         local sig=$TMP/signals-switch
@@ -427,6 +443,7 @@ run_case "reset hands a knob back to the profile or to its original value" case_
 run_case "invalid value, unknown knob, unsupported knob, missing device: exit code, message, no change" case_bad_requests
 run_case "set is all or nothing: odd argument count, a bad later pair changes nothing" case_set_all_or_nothing
 run_case "a pair the kernel refuses puts back the pairs already set" case_set_kernel_refusal_rolls_back
+run_case "a queue knob whose second queue's file is odd names it and puts the first back" case_queue_knob_bad_queue_puts_back
 run_case "profile set switches profile and restores knobs it does not set" case_profile_switch
 run_case "SIGHUP and reload refuse broken files and keep running; fixed files reload" case_reload_refuses_broken_files
 run_case "an unprivileged caller may read but not change" case_unprivileged_caller
