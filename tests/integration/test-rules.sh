@@ -42,12 +42,14 @@ trap 'cleanup; restore_host' EXIT
 ROOT=/ # the real /proc and /sys/fs/cgroup: never call the fixture helpers of lib.sh
 
 mkdir -p "$PROFILES"
+# Each profile sets its own netdev-budget, so the log shows which one was applied.
+declare -A BUDGET=([base]=310 [proc]=320 [cg]=330)
 for p in base proc cg; do
         cat >"$PROFILES/itest-rule-$p.conf" <<CONF
 [profile]
 description = integration test: rule profile $p
 [knobs]
-netdev-budget = $((300 + ${#p}))
+netdev-budget = ${BUDGET[$p]}
 CONF
 done
 # A profile that does not exist is refused when a rule names it.
@@ -63,9 +65,10 @@ process = $COMM
 stop-delay = 1500ms
 
 [rule proc-later]
-# the same workload with the same priority: [rule proc] comes first and wins
+# the same workload, priority and delays: [rule proc] comes first and wins
 profile = itest-rule-cg
 process = $COMM
+stop-delay = 1500ms
 
 [rule cg]
 profile = itest-rule-cg
@@ -107,8 +110,10 @@ case_check_config() {
         write_conf $'[rule broken]\nprofile = itest-rule-nonexistent\nprocess = x'
         run "$NETPOLLD" --check-config --config "$CONF" --profile-dir "$PROFILES"
         expect_rc 1
+        local line
+        line=$(grep -n '^\[rule broken\]' "$CONF" | cut -d: -f1)
         expect_contains "a rule's missing profile is an error at its header" "$ERR" \
-                "$CONF:20: [rule broken] profile: no profile 'itest-rule-nonexistent'"
+                "$CONF:$line: [rule broken] profile: no profile 'itest-rule-nonexistent'"
         write_conf ""
 }
 
@@ -127,7 +132,8 @@ case_process_switch() {
         expect_eq "rule profile" "$(status_json rule_profile)" itest-rule-proc
         ctl status
         expect_contains "status names the rule" "$OUT" "Rule: proc"
-        log_has "dry-run: would set netdev-budget from" || fail "the switch did not go through the owner:" "$(tail "$LOG")"
+        grep -qE "dry-run: would set netdev-budget from [0-9]+ to ${BUDGET[proc]} " "$LOG" ||
+                fail "the switch did not go through the owner:" "$(tail "$LOG")"
 }
 
 case_process_switch_back() {
@@ -193,6 +199,8 @@ case_pin_release() {
 case_reload_keeps_rule() {
         need_daemon || return
         local back
+        [ -n "$WORKER" ] || start_worker
+        wait_for 5 profile_is itest-rule-proc || { fail "no switch for the process"; return; }
         back=$(log_count "no rule matches: back to profile")
         ctl reload
         expect_rc 0
