@@ -236,7 +236,7 @@ static void follow_units(Manager *m) {
                 if (sd_booted() <= 0)
                         r = -EHOSTDOWN;
                 else
-                        r = unit_watch_new(&rr->units, m->event, on_units_changed, m);
+                        r = unit_watch_new(&rr->units, m->event, NULL, on_units_changed, m);
                 if (r < 0) {
                         rr->units_failed = true;
                         if (r == -EHOSTDOWN)

@@ -234,11 +234,22 @@ static int on_unit_signal(sd_bus_message *message, void *userdata, sd_bus_error 
         return 0;
 }
 
+static int on_subscribe_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        UnitWatch *w = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+
+        w->subscribe = sd_bus_slot_unref(w->subscribe);
+        /* Not fatal: systemd may be on its way back, and then NameOwnerChanged subscribes again. */
+        if (e)
+                log_debug("systemd's Subscribe failed: %s", e->message ?: e->name);
+        return 0;
+}
+
 /* Signals reach only subscribed clients; a new systemd (reexec, restart) forgot us. */
 static int subscribe(UnitWatch *w) {
         w->subscribe = sd_bus_slot_unref(w->subscribe);
         return sd_bus_call_method_async(w->bus, &w->subscribe, SYSTEMD_NAME, SYSTEMD_PATH, SYSTEMD_MANAGER,
-                                        "Subscribe", NULL, NULL, NULL);
+                                        "Subscribe", on_subscribe_reply, w, NULL);
 }
 
 static int on_owner_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
@@ -261,7 +272,27 @@ static int on_owner_changed(sd_bus_message *message, void *userdata, sd_bus_erro
         return 0;
 }
 
-int unit_watch_new(UnitWatch **ret, sd_event *event, UnitWatchChanged changed, void *userdata) {
+static int open_bus(const char *address, sd_bus **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        if (!address)
+                return sd_bus_open_system(ret);
+        r = sd_bus_new(&bus);
+        if (r >= 0)
+                r = sd_bus_set_address(bus, address);
+        if (r >= 0)
+                r = sd_bus_set_bus_client(bus, true);
+        if (r >= 0)
+                r = sd_bus_start(bus);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+int unit_watch_new(UnitWatch **ret, sd_event *event, const char *bus_address, UnitWatchChanged changed,
+                   void *userdata) {
         _cleanup_(unit_watch_freep) UnitWatch *w = calloc(1, sizeof(UnitWatch));
         int r;
 
@@ -270,7 +301,7 @@ int unit_watch_new(UnitWatch **ret, sd_event *event, UnitWatchChanged changed, v
         w->changed = changed;
         w->userdata = userdata;
         w->event = sd_event_ref(event);
-        r = sd_bus_open_system(&w->bus);
+        r = open_bus(bus_address, &w->bus);
         if (r < 0)
                 return r;
         r = sd_bus_attach_event(w->bus, event, SD_EVENT_PRIORITY_NORMAL);

@@ -18,8 +18,13 @@ typedef struct UnitWatch UnitWatch;
 /* Called (from the event loop) after a query found some unit's activity changed. */
 typedef void (*UnitWatchChanged)(void *userdata);
 
-/* Connects to the system bus and attaches to event. -errno when there is no bus (then nothing to follow). */
-int unit_watch_new(UnitWatch **ret, sd_event *event, UnitWatchChanged changed, void *userdata);
+/*
+ * Connects to the bus at bus_address (NULL: the system bus, where systemd is;
+ * tests give a private one) and attaches to event. -errno when there is no
+ * bus (then nothing to follow).
+ */
+int unit_watch_new(UnitWatch **ret, sd_event *event, const char *bus_address, UnitWatchChanged changed,
+                   void *userdata);
 UnitWatch *unit_watch_free(UnitWatch *w);
 static inline void unit_watch_freep(UnitWatch **w) {
         if (*w)
