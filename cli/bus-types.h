@@ -50,9 +50,12 @@ typedef struct Properties {
         const char *state_dir;
         const char *sysroot;
         const char *runqueue_source;
+        const char *active_rule;  /* "" when no rule is in force */
+        const char *rule_profile; /* the active rule's profile */
         int dry_run;            /* -1: not reported */
+        int pinned;             /* ProfilePinned; -1: not reported */
         int pressure;           /* -1: not reported */
         uint64_t interval_us;   /* UINT64_MAX: not reported */
 } Properties;
 
-#define PROPERTIES_INIT { .dry_run = -1, .pressure = -1, .interval_us = UINT64_MAX }
+#define PROPERTIES_INIT { .dry_run = -1, .pressure = -1, .pinned = -1, .interval_us = UINT64_MAX }

@@ -116,6 +116,9 @@ static const struct {
         { "DryRun", 'b', offsetof(Properties, dry_run) },
         { "Pressure", 'b', offsetof(Properties, pressure) },
         { "Interval", 't', offsetof(Properties, interval_us) },
+        { "ActiveRule", 's', offsetof(Properties, active_rule) },
+        { "RuleProfile", 's', offsetof(Properties, rule_profile) },
+        { "ProfilePinned", 'b', offsetof(Properties, pinned) },
 };
 
 /* Reads one "{sv}" entry into p when it is a property we know with the documented type. */

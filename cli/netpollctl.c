@@ -55,11 +55,12 @@ static const Verb verbs[] = {
           "it had before netpolld changed it; knobs changed behind netpolld's back are\n"
           "taken back too. --all resets every knob whose origin is manual, adaptive or\n"
           "external. Needs root or CAP_NET_ADMIN." },
-        { "profile", 0, 2, verb_profile, "profile [list | show NAME | set NAME]",
+        { "profile", 0, 2, verb_profile, "profile [list | show NAME | set NAME | release]",
           "List, show or switch profiles.\n\n"
           "\"profile\" alone is \"profile list\" (the active profile is marked '*');\n"
           "\"show\" prints a profile resolved with its includes; \"set\" switches to it\n"
-          "(needs root or CAP_NET_ADMIN)." },
+          "and pins it: [rule NAME] sections of netpolld.conf no longer switch until\n"
+          "\"release\" hands the choice back to them (both need root or CAP_NET_ADMIN)." },
         { "irq", 0, 0, verb_irq, "irq",
           "Show IRQ and queue steering of every network device.\n\n"
           "One row per queue: DEVICE, QUEUE (rx-N, tx-N, or combined-N for one vector\n"

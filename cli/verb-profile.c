@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * verb-profile.c: netpollctl profile [list | show NAME | set NAME] and
+ * verb-profile.c: netpollctl profile [list | show NAME | set NAME | release] and
  * netpollctl reload: the verbs about netpolld's configuration files.
  */
 #include <errno.h>
@@ -279,18 +279,50 @@ static CtlStatus profile_set(sd_bus *bus, const char *name) {
         return r < 0 ? ctl_failed(r, "cannot print the JSON output") : CTL_OK;
 }
 
+/* Hands the choice back to the rules; prints the profile that is in force afterwards. */
+static CtlStatus profile_release(sd_bus *bus) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(json_object_putp) json_object *o = NULL;
+        _cleanup_(freep) char *active = NULL, *rule = NULL;
+        int r;
+
+        r = ctl_call(bus, "ReleaseProfile", &error, NULL, NULL);
+        if (r < 0)
+                return ctl_bus_failed(&error, r);
+        r = sd_bus_get_property_string(bus, NETPOLLD_BUS_NAME, NETPOLLD_OBJECT_PATH, NETPOLLD_INTERFACE,
+                                       "ActiveProfile", NULL, &active);
+        if (r >= 0)
+                (void) sd_bus_get_property_string(bus, NETPOLLD_BUS_NAME, NETPOLLD_OBJECT_PATH, NETPOLLD_INTERFACE,
+                                                  "ActiveRule", NULL, &rule);
+        if (!arg_json) {
+                if (rule && rule[0])
+                        printf("Active profile: %s (rule %s)\n", strempty(active), rule);
+                else
+                        printf("Active profile: %s\n", active ?: "n/a");
+                return CTL_OK;
+        }
+        o = json_object_new_object();
+        r = o ? json_add_string(o, "profile", active) : -ENOMEM;
+        if (r >= 0)
+                r = json_add_string(o, "active_rule", rule && rule[0] ? rule : NULL);
+        if (r >= 0)
+                r = ctl_print_json(o, true);
+        return r < 0 ? ctl_failed(r, "cannot print the JSON output") : CTL_OK;
+}
+
 CtlStatus verb_profile(int argc, char **argv) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         const char *sub = argc > 1 ? argv[1] : "list";
 
-        if (streq(sub, "list")) {
+        if (streq(sub, "list") || streq(sub, "release")) {
                 if (argc > 2)
-                        return ctl_usage_error("profile list takes no arguments");
+                        return ctl_usage_error("profile %s takes no arguments", sub);
         } else if (streq(sub, "show") || streq(sub, "set")) {
                 if (argc != 3)
                         return ctl_usage_error("profile %s needs a profile NAME", sub);
         } else
-                return ctl_usage_error("unknown profile command '%s'; expected list, show NAME or set NAME", sub);
+                return ctl_usage_error("unknown profile command '%s'; expected list, show NAME, set NAME or release",
+                                       sub);
 
         if (ctl_open_bus(&bus) < 0)
                 return CTL_FAILED;
@@ -299,6 +331,8 @@ CtlStatus verb_profile(int argc, char **argv) {
                 return profile_list(bus);
         if (streq(sub, "show"))
                 return profile_show(bus, argv[2]);
+        if (streq(sub, "release"))
+                return profile_release(bus);
         return profile_set(bus, argv[2]);
 }
 

@@ -72,6 +72,14 @@ static void print_human(const Properties *p, const OriginCount *c, size_t n_c, c
                 printf("Profile: %s (%s)\n", na(p->profile), p->profile_path);
         else
                 printf("Profile: %s\n", na(p->profile));
+        /* Only from a daemon that has rules: older ones do not report them. */
+        if (p->active_rule)
+                printf("Rule: %s\n", p->active_rule[0] ? p->active_rule : "none");
+        if (p->active_rule && p->active_rule[0])
+                printf("Rule profile: %s\n", na(p->rule_profile));
+        if (p->pinned >= 0)
+                printf("Pinned: %s\n", p->pinned ? "yes (netpollctl profile release hands the choice back to the rules)"
+                                                  : "no");
         printf("Mode: %s\n", format_mode(buf, sizeof(buf), p->mode, p->runqueue_source, p->pressure));
         printf("Dry run: %s\n", p->dry_run < 0 ? "n/a" : p->dry_run ? "yes" : "no");
         printf("Interval: %s\n", p->interval_us == UINT64_MAX ? "n/a" : format_interval(buf, sizeof(buf), p->interval_us));
@@ -126,7 +134,12 @@ static int build_json(const Properties *p, const OriginCount *c, size_t n_c, con
             (r = p->interval_us == UINT64_MAX ? json_add(o, "interval_us", NULL)
                                               : json_add_int(o, "interval_us", (int64_t) p->interval_us)) < 0 ||
             (r = json_add_string(o, "state_dir", p->state_dir)) < 0 ||
-            (r = json_add_string(o, "sysroot", p->sysroot)) < 0)
+            (r = json_add_string(o, "sysroot", p->sysroot)) < 0 ||
+            (r = json_add_string(o, "active_rule", p->active_rule && p->active_rule[0] ? p->active_rule : NULL)) < 0 ||
+            (r = json_add_string(o, "rule_profile",
+                                 p->rule_profile && p->rule_profile[0] ? p->rule_profile : NULL)) < 0 ||
+            (r = p->pinned < 0 ? json_add(o, "profile_pinned", NULL)
+                               : json_add_bool(o, "profile_pinned", p->pinned)) < 0)
                 return r;
 
         /* Added to o first (which then owns them) and filled after, so nothing can leak. */

@@ -169,9 +169,10 @@ START_TEST(test_config_unknown_section_and_key) {
 
         write_file("n.conf", "[deamon]\nprofile = x\n[daemon]\nprofil = x\n");
         errs = config_errors("n.conf", -EINVAL);
-        assert_errors(errs, "$D/n.conf:1: [deamon]: unknown section (expected [daemon])",
+        assert_errors(errs, "$D/n.conf:1: [deamon]: unknown section (expected [daemon] or [rule NAME])",
                       "$D/n.conf:4: [daemon] profil: unknown key (expected one of: profile, interval, rollback, "
-                      "dry-run, state-dir, metrics-file)");
+                      "dry-run, state-dir, metrics-file, "
+                      "rule-scan-interval)");
 }
 END_TEST
 

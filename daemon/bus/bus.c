@@ -69,7 +69,8 @@ void bus_emit_knob_changed(sd_bus *bus, const char *name, const char *old, const
 
 void bus_emit_state_changed(sd_bus *bus) {
         int r = sd_bus_emit_properties_changed(bus, BUS_PATH, BUS_INTERFACE, "ActiveProfile", "ActiveProfilePath",
-                                               "Mode", "DryRun", "Interval", NULL);
+                                               "Mode", "DryRun", "Interval", "ActiveRule", "RuleProfile",
+                                               "ProfilePinned", NULL);
         if (r < 0)
                 log_warning_errno(r, "could not emit PropertiesChanged: %m, ignoring");
 }
@@ -374,6 +375,23 @@ static int method_set_profile(sd_bus_message *message, void *userdata, sd_bus_er
         return sd_bus_reply_method_return(message, NULL);
 }
 
+static int method_release_profile(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(freep) char *msg = NULL;
+        Manager *m = userdata;
+        int r;
+
+        r = bus_check_privileged(message, error);
+        if (r < 0)
+                return r;
+        manager_check_external(m);
+        r = manager_release_profile(m, &msg);
+        if (r < 0)
+                return bus_error_from_manager(error, r, msg);
+        bus_emit_state_changed(sd_bus_message_get_bus(message));
+        notify_status(m);
+        return sd_bus_reply_method_return(message, NULL);
+}
+
 static int method_reload(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(freep) char *msg = NULL;
         Manager *m = userdata;
@@ -501,6 +519,10 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
                 s = manager_state_dir(m);
         else if (streq(property, "Sysroot"))
                 s = m->sysroot;
+        else if (streq(property, "ActiveRule"))
+                s = manager_active_rule(m) ? manager_active_rule(m)->name : "";
+        else if (streq(property, "RuleProfile"))
+                s = manager_active_rule(m) ? manager_active_rule(m)->profile : "";
         else if (streq(property, "RunqueueSource")) {
                 /* Never sample here: that would cut GetLoad's window short. */
                 const Monitor *mon = adapter_monitor(m->adapter);
@@ -512,6 +534,12 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
 static int property_get_dry_run(sd_bus *bus, const char *path, const char *interface, const char *property,
                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         return sd_bus_message_append(reply, "b", manager_dry_run(userdata));
+}
+
+static int property_get_pinned(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        return sd_bus_message_append(reply, "b", m->profile_pinned);
 }
 
 static int property_get_pressure(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -542,6 +570,9 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("Sysroot", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("RunqueueSource", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Pressure", "b", property_get_pressure, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("ActiveRule", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("RuleProfile", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("ProfilePinned", "b", property_get_pinned, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 
         SD_BUS_METHOD_WITH_ARGS("ListKnobs", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssssbss)", knobs),
                                 method_list_knobs, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -559,6 +590,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_RESULT("s", path, "s", description, "as", include_chain, "a(ssss)", settings),
                                 method_show_profile, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetProfile", SD_BUS_ARGS("s", name), SD_BUS_NO_RESULT, method_set_profile,
+                                PRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ReleaseProfile", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_release_profile,
                                 PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListIrqs", SD_BUS_NO_ARGS, SD_BUS_RESULT(IRQ_ROWS_SIGNATURE, irqs),

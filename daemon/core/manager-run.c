@@ -170,6 +170,7 @@ int manager_run(Manager *m, const char *bus_address) {
         if (r < 0)
                 log_warning_errno(r, "cannot follow network devices over netlink: %m; IRQ and queue steering is off");
         manager_follow_profile(m);
+        manager_follow_rules(m);
 
         r = sd_event_add_time_relative(m->event, &m->ownership_timer, CLOCK_MONOTONIC, OWNERSHIP_CHECK_USEC, 0,
                                        on_ownership_timer, m);

@@ -15,6 +15,7 @@
 
 #include "adapt.h"
 #include "bus.h"
+#include "conf-parser.h"
 #include "irqpin.h"
 #include "napi-backend.h"
 #include "log.h"
@@ -61,6 +62,7 @@ Manager *manager_free(Manager *m) {
         free(m->profile_override);
         free(m->state_dir_override);
         free(m->profile_request);
+        manager_rules_free(m); /* its sources hold the loop */
         config_free(m->config);
         profile_free(m->profile);
         /* Steering and adaptation use the owner and the loop: they go first. */
@@ -114,11 +116,16 @@ int manager_load_policy(Manager *m, const char *profile_override, DaemonConfig *
                         Profile **ret_profile, char ***ret_errors) {
         _cleanup_(config_freep) DaemonConfig *c = NULL;
         _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(strv_freep) char **errors = NULL;
         int r;
 
         r = config_load(&c, m->config_path, ret_errors);
         if (r < 0)
                 return r;
+        /* A rule whose profile cannot load would fail at the moment it matches: refuse it now. */
+        r = rules_check_profiles(c, m->profile_dirs, &errors);
+        if (r < 0)
+                return conf_return_errors(r, TAKE_PTR(errors), ret_errors);
         r = profile_load(&p, profile_override ?: m->profile_override ?: c->profile, m->profile_dirs, ret_errors);
         if (r < 0)
                 return r;
@@ -506,7 +513,10 @@ static int load_and_apply(Manager *m, const char *profile, bool switching, char 
 }
 
 int manager_reload(Manager *m, char **ret_message) {
-        return load_and_apply(m, manager_profile_request(m), false, ret_message);
+        int r = load_and_apply(m, manager_profile_request(m), false, ret_message);
+        if (r >= 0)
+                manager_follow_rules(m); /* the rules may have changed */
+        return r;
 }
 
 int manager_switch_profile(Manager *m, const char *name, char **ret_message) {
@@ -521,6 +531,32 @@ int manager_switch_profile(Manager *m, const char *name, char **ret_message) {
         r = load_and_apply(m, name, true, ret_message);
         if (r < 0)
                 return r;
+        free(m->profile_request);
+        m->profile_request = TAKE_PTR(copy);
+        m->profile_pinned = true;
+        manager_follow_rules(m); /* netpolld.conf was read again */
+        return 0;
+}
+
+int manager_switch_profile_auto(Manager *m, const char *name, char **ret_message) {
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(strv_freep) char **errors = NULL;
+        _cleanup_(freep) char *copy = NULL;
+        int r;
+
+        if (name && !(copy = strdup(name)))
+                return -ENOMEM;
+        r = profile_load(&p, name ?: m->profile_override ?: m->config->profile, m->profile_dirs, &errors);
+        if (r < 0) {
+                *ret_message = errors ? strv_join(errors, "\n") : strdup(strerror(-r));
+                if (!*ret_message)
+                        return -ENOMEM;
+                return r == -ENOENT ? -MANAGER_E_UNKNOWN_PROFILE : -MANAGER_E_INVALID_PROFILE;
+        }
+        profile_free(m->profile);
+        m->profile = TAKE_PTR(p);
+        apply_profile(m, false);
+        manager_follow_profile(m);
         free(m->profile_request);
         m->profile_request = TAKE_PTR(copy);
         return 0;

@@ -43,6 +43,7 @@ typedef struct Manager Manager;
 typedef struct Adapter Adapter;
 typedef struct IrqPin IrqPin;
 typedef struct NapiBackend NapiBackend;
+typedef struct RuleRunner RuleRunner;
 
 typedef struct ManagerOptions {
         const char *config_path;      /* NULL: the default file */
@@ -60,7 +61,8 @@ struct Manager {
         char *profile_override;
         char *state_dir_override;
         bool dry_run_override;
-        char *profile_request;        /* chosen at run time with SetProfile */
+        char *profile_request;        /* chosen at run time with SetProfile or by a rule */
+        bool profile_pinned;          /* SetProfile chose it: rules do not switch until ReleaseProfile */
 
         DaemonConfig *config;
         Profile *profile;
@@ -83,6 +85,7 @@ struct Manager {
 
         LiveSocks live;   /* sockets a busy-read yield moved (manager-livesock.c) */
         bool live_ptrace; /* CAP_SYS_PTRACE kept at start for live sockets */
+        RuleRunner *rules; /* workload rules (manager-rules.c); NULL until manager_follow_rules() */
 };
 
 int manager_new(Manager **ret, const ManagerOptions *o);
@@ -142,8 +145,32 @@ void manager_check_external(Manager *m);
  * file changes nothing (-EBADMSG, the errors in *ret_message, one per line).
  */
 int manager_reload(Manager *m, char **ret_message);
-/* Loads, validates and applies another profile; -ESRCH when there is no such profile. */
+/*
+ * Loads, validates and applies another profile and pins it (rules stop
+ * switching until manager_release_profile()); -ESRCH when there is no such
+ * profile.
+ */
 int manager_switch_profile(Manager *m, const char *name, char **ret_message);
+/*
+ * A switch decided by a rule (name: its profile) or its end (name NULL: the
+ * configured profile): the profile alone is loaded (netpolld.conf is not
+ * re-read) and applied as a reload applies it, so manual and external values
+ * stay. Does not pin.
+ */
+int manager_switch_profile_auto(Manager *m, const char *name, char **ret_message);
+
+/*
+ * Workload rules (manager-rules.c). manager_follow_rules() (after start and
+ * each reload) follows the configuration's [rule NAME] sections: the scan
+ * timer, the systemd watch, and an evaluation at once; rules that did not
+ * change keep their state.
+ */
+void manager_follow_rules(Manager *m);
+void manager_rules_free(Manager *m);
+/* The rule in force (its condition held long enough), or NULL; also while the profile is pinned. */
+const Rule *manager_active_rule(const Manager *m);
+/* Unpins the profile: the active rule's profile, or the configured one, takes over. */
+int manager_release_profile(Manager *m, char **ret_message);
 /* The profile name asked for at run time or on the command line, NULL for the config's. */
 const char *manager_profile_request(const Manager *m);
 /*

@@ -157,6 +157,35 @@ static int print_settings(const Profile *p, const char *section, const char *non
         return r;
 }
 
+/* [rule NAME] sections in file order, which is also the order among equal priorities. */
+static int print_rules(const DaemonConfig *c, FILE *out) {
+        Table t = { .ncols = 4 };
+        char start[32], stop[32];
+        int r = 0;
+
+        if (c->n_rules == 0)
+                return 0;
+        fputs("Rules:   (highest priority wins, then the first in the file)\n", out);
+        r = table_add(&t, (char *[]){ strdup("RULE"), strdup("WAITS FOR"), strdup("PROFILE"),
+                                      strdup("PRIORITY, DELAYS, SET BY") });
+        for (size_t i = 0; i < c->n_rules && r >= 0; i++) {
+                const Rule *rule = &c->rules[i];
+                r = table_add(&t, (char *[]){
+                                          strdup(rule->name),
+                                          xasprintf("%s %s", rule_kind_to_string(rule->kind), rule->match),
+                                          strdup(rule->profile),
+                                          xasprintf("%u, start %s, stop %s, %s:%u", rule->priority,
+                                                    policy_format_usec(start, sizeof(start), rule->start_delay_us),
+                                                    policy_format_usec(stop, sizeof(stop), rule->stop_delay_us),
+                                                    rule->file, rule->line),
+                                  });
+        }
+        if (r >= 0)
+                table_print(&t, out, "  ");
+        table_done(&t);
+        return r;
+}
+
 static int print_config(const DaemonConfig *c, const Profile *p, const char *sysroot, FILE *out, FILE *err) {
         char interval[32];
         int r;
@@ -167,6 +196,12 @@ static int print_config(const DaemonConfig *c, const Profile *p, const char *sys
         fprintf(out, "  %-12s%s\n", "rollback", rollback_to_string(c->rollback));
         fprintf(out, "  %-12s%s\n", "dry-run", c->dry_run ? "yes" : "no");
         fprintf(out, "  %-12s%s\n", "state-dir", c->state_dir);
+        if (c->n_rules > 0)
+                fprintf(out, "  %s  %s\n", "rule-scan-interval",
+                        policy_format_usec(interval, sizeof(interval), c->rule_scan_us));
+        r = print_rules(c, out);
+        if (r < 0)
+                return r;
         fprintf(out, "Profile: %s (%s)\n", p->name, p->path);
         if (p->description && p->description[0])
                 fprintf(out, "  %s\n", p->description);
@@ -205,6 +240,9 @@ int check_config(const char *config_path, const char *profile_override, char *co
         int rc, rp = 0, r;
 
         rc = config_load(&c, config_path, &config_errors);
+        /* Each rule's profile is loaded as a switch would load it. */
+        if (rc >= 0)
+                rc = rules_check_profiles(c, profile_dirs, &config_errors);
         /* With a broken config the profile is still checked when known, so one run shows every error. */
         profile = profile_override ?: c ? c->profile : NULL;
         if (profile)

@@ -94,6 +94,7 @@ void *config_item_field(const ConfigItem *it, void *target) {
 
 void entry_done(Entry *e) {
         free(e->key);
+        free(e->instance);
         free(e->value);
         free(e->file);
         *e = (Entry){};
@@ -106,11 +107,24 @@ void entry_list_done(EntryList *l) {
         *l = (EntryList){};
 }
 
-Entry *entry_list_find(const EntryList *l, const char *section, const char *key) {
+Entry *entry_list_find_in(const EntryList *l, const char *section, const char *instance, const char *key) {
         for (size_t i = 0; i < l->n; i++)
-                if (l->v[i].key && streq(l->v[i].section, section) && streq(l->v[i].key, key))
+                if (l->v[i].key && streq(l->v[i].section, section) && streq(l->v[i].key, key) &&
+                    (instance ? l->v[i].instance && streq(l->v[i].instance, instance) : !l->v[i].instance))
                         return &l->v[i];
         return NULL;
+}
+
+Entry *entry_list_find(const EntryList *l, const char *section, const char *key) {
+        return entry_list_find_in(l, section, NULL, key);
+}
+
+const char *conf_named_section(const FileSpec *spec, const char *section) {
+        const char *rest;
+
+        if (!spec->named || !(rest = startswith(section, spec->named)) || (*rest != ' ' && *rest != '\t'))
+                return NULL;
+        return rest + strspn(rest, " \t");
 }
 
 int entry_list_add(EntryList *l, Entry *e) {
@@ -136,8 +150,9 @@ typedef struct Parser {
         size_t size;
         unsigned line;      /* of the line inih is working on */
         bool in_section;    /* a [header] was seen */
-        bool section_known; /* ...and it named a known section */
+        bool section_known; /* ...and it named a known section (or a named one that was accepted) */
         void *target;
+        void *key_target;   /* where the current key goes: target, or a named section's structure */
         EntryList *entries;
         char ***errors;
         int r; /* first read or allocation failure */
@@ -159,6 +174,18 @@ static const char *find_chars_or_comment(const char *s, const char *chars) {
         return s;
 }
 
+/* A "[WORD NAME]" header: the FileSpec accepts or refuses NAME. 0 or -ENOMEM (problems are pushed). */
+static int open_named(Parser *p, const char *section) {
+        _cleanup_(freep) char *msg = NULL;
+        int r;
+
+        r = p->spec->open_named(p->target, conf_named_section(p->spec, section), p->file, p->line, &msg);
+        p->section_known = r >= 0;
+        if (r == -EINVAL)
+                return conf_push_error(p->errors, p->file, p->line, section, NULL, "%s", msg);
+        return r < 0 ? r : 0;
+}
+
 /* Mirrors inih's view of a line to report every bad line (inih returns only the first); "" hides it from inih. */
 static const char *classify_line(Parser *p, const char *s) {
         const char *end;
@@ -178,9 +205,13 @@ static const char *classify_line(Parser *p, const char *s) {
                 }
                 p->in_section = true;
                 p->section_known = spec_has_section(p->spec, name);
-                r = p->section_known ? 0
-                                     : conf_push_error(p->errors, p->file, p->line, name, NULL,
-                                                       "unknown section (expected %s)", p->spec->sections_text);
+                if (!p->section_known && conf_named_section(p->spec, name))
+                        r = open_named(p, name);
+                else
+                        r = p->section_known ? 0
+                                             : conf_push_error(p->errors, p->file, p->line, name, NULL,
+                                                               "unknown section (expected %s)",
+                                                               p->spec->sections_text);
                 free(name);
                 if (r < 0)
                         p->r = r;
@@ -260,11 +291,19 @@ static int knob_key(Parser *p, const char *section, const char *name, Entry *e) 
 /* Fills in e's item and key from the table. 0, -ENOMEM, or 1 when reported. */
 static int table_key(Parser *p, const char *section, const char *name, Entry *e) {
         _cleanup_(freep) char *keys = NULL;
+        const char *instance = conf_named_section(p->spec, section), *table = instance ? p->spec->named : section;
+        const ConfigItem *items = instance ? p->spec->named_items : p->spec->items;
         int r;
 
-        e->item = find_item(p->spec->items, section, name);
+        p->key_target = p->target;
+        if (instance) {
+                p->key_target = p->spec->named_target(p->target, instance);
+                if (!(e->instance = strdup(instance)))
+                        return -ENOMEM;
+        }
+        e->item = find_item(items, table, name);
         if (!e->item) {
-                keys = item_keys(p->spec->items, section);
+                keys = item_keys(items, table);
                 if (!keys)
                         return -ENOMEM;
                 r = conf_push_error(p->errors, p->file, p->line, section, name, "unknown key (expected one of: %s)",
@@ -282,7 +321,7 @@ static int parse_value(Parser *p, Entry *e, const char *value, char **ret_msg) {
         const char *reason = "";
 
         if (e->item)
-                return e->item->parse(e->item, value, config_item_field(e->item, p->target), ret_msg);
+                return e->item->parse(e->item, value, config_item_field(e->item, p->key_target), ret_msg);
         if (knob_parse_value(e->ref.desc, value, &e->kv, &reason) >= 0)
                 return 0;
         expected = knob_expected(e->ref.desc);
@@ -307,7 +346,7 @@ static int handle_key(Parser *p, const char *section, const char *name, const ch
                 entry_done(&e);
                 return r < 0 ? r : 0;
         }
-        first = entry_list_find(p->entries, e.section, e.key);
+        first = entry_list_find_in(p->entries, e.section, e.instance, e.key);
         if (first) {
                 r = conf_push_error(p->errors, p->file, p->line, section, name, "set twice (first on line %u)",
                                     first->line);

@@ -43,12 +43,26 @@ typedef struct FileSpec {
         const char *const *sections;
         const char *sections_text; /* for the unknown-section message */
         bool knobs;                /* [knobs] takes knob references as keys */
+        /*
+         * Named sections "[WORD NAME]" (netpolld.conf's [rule NAME]), NULL for none.
+         * Their keys are looked up in named_items. open_named() is
+         * called at each header (-EINVAL with *ret_msg refuses it: its keys are
+         * skipped); named_target() gives the structure its keys fill.
+         */
+        const char *named;
+        const ConfigItem *named_items; /* their keys, section WORD */
+        int (*open_named)(void *target, const char *name, const char *file, unsigned line, char **ret_msg);
+        void *(*named_target)(void *target, const char *name);
 } FileSpec;
+
+/* NAME of a "[WORD NAME]" header of spec's named kind, or NULL when section is not one. */
+const char *conf_named_section(const FileSpec *spec, const char *section);
 
 /* One key as read from a file: validated, with its origin. */
 typedef struct Entry {
         const ConfigItem *item; /* NULL for a [knobs] entry */
         const char *section;    /* static: the table's, or "knobs" */
+        char *instance;         /* NAME of a named section ([rule NAME]), else NULL */
         char *key;              /* the table's key, or the canonical knob reference */
         char *value;
         char *file;
@@ -66,6 +80,8 @@ typedef struct EntryList {
 void entry_done(Entry *e);
 void entry_list_done(EntryList *l);
 Entry *entry_list_find(const EntryList *l, const char *section, const char *key);
+/* The same within one named section ([rule NAME]: section "rule", instance NAME). */
+Entry *entry_list_find_in(const EntryList *l, const char *section, const char *instance, const char *key);
 /* Moves *e into l (also on failure, where it is freed). */
 int entry_list_add(EntryList *l, Entry *e);
 

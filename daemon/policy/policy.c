@@ -22,7 +22,7 @@
 
 /* ---- value parsers of these files only ----------------------------------------- */
 
-static int item_profile_ref(const ConfigItem *it, const char *v, void *field, char **ret_msg) {
+int policy_parse_profile_ref(const ConfigItem *it, const char *v, void *field, char **ret_msg) {
         if (!profile_name_valid(v) && !strchr(v, '/'))
                 return conf_msgf(ret_msg,
                                  "invalid value '%s': not a profile name; expected a name of letters, digits, '_', "
@@ -200,12 +200,14 @@ static int item_xps(const ConfigItem *it, const char *v, void *field, char **ret
 /* ---- the key tables ------------------------------------------------------- */
 
 static const ConfigItem daemon_items[] = {
-        { "daemon", "profile", item_profile_ref, offsetof(DaemonConfig, profile) },
+        { "daemon", "profile", policy_parse_profile_ref, offsetof(DaemonConfig, profile) },
         { "daemon", "interval", conf_parse_time_ms, offsetof(DaemonConfig, interval_us), 10000, 60000000 },
         { "daemon", "rollback", item_rollback, offsetof(DaemonConfig, rollback) },
         { "daemon", "dry-run", conf_parse_bool, offsetof(DaemonConfig, dry_run) },
         { "daemon", "state-dir", item_abs_path, offsetof(DaemonConfig, state_dir) },
         { "daemon", "metrics-file", item_metrics_file, offsetof(DaemonConfig, metrics_file) },
+        { "daemon", "rule-scan-interval", conf_parse_time_ms, offsetof(DaemonConfig, rule_scan_us), 100000,
+          60000000 },
         {}
 };
 
@@ -213,7 +215,7 @@ static const ConfigItem daemon_items[] = {
 #define PI(f) offsetof(Profile, irq.f)
 static const ConfigItem profile_items[] = {
         { "profile", "description", conf_parse_text, offsetof(Profile, description), 0, 200 },
-        { "profile", "include", item_profile_ref, CONF_NO_FIELD },
+        { "profile", "include", policy_parse_profile_ref, CONF_NO_FIELD },
         { "adaptive", "enabled", conf_parse_bool, PA(enabled) },
         { "adaptive", "runqueue-threshold", conf_parse_milli, PA(runqueue_threshold_milli), 1, 1000000 },
         { "adaptive", "hold", conf_parse_count_uint, PA(hold), 1, 100 },
@@ -240,7 +242,6 @@ static const ConfigItem profile_items[] = {
 #undef PI
 
 static const char *const daemon_sections[] = { "daemon", NULL };
-static const FileSpec daemon_spec = { daemon_items, daemon_sections, "[daemon]", false };
 
 static const char *const profile_sections[] = { "profile", "knobs", "adaptive", "irq", NULL };
 const FileSpec profile_file_spec = { profile_items, profile_sections, "[profile], [knobs], [adaptive] or [irq]",
@@ -320,6 +321,7 @@ DaemonConfig *config_free(DaemonConfig *c) {
         free(c->profile);
         free(c->state_dir);
         free(c->metrics_file);
+        rules_free(c->rules, c->n_rules);
         free(c);
         return NULL;
 }
@@ -328,6 +330,15 @@ int config_load(DaemonConfig **ret, const char *path, char ***ret_errors) {
         _cleanup_(config_freep) DaemonConfig *c = NULL;
         const char *file = path ?: NETPOLLD_CONF_FILE;
         _cleanup_(strv_freep) char **errors = NULL;
+        const FileSpec daemon_spec = {
+                .items = daemon_items,
+                .sections = daemon_sections,
+                .sections_text = "[daemon] or [rule NAME]",
+                .named = "rule",
+                .named_items = rule_items,
+                .open_named = rule_open_section,
+                .named_target = rule_section_target,
+        };
         EntryList entries = {};
         int r;
 
@@ -335,11 +346,14 @@ int config_load(DaemonConfig **ret, const char *path, char ***ret_errors) {
         if (!c)
                 return -ENOMEM;
         *c = (DaemonConfig){ .profile = strdup(DEFAULT_PROFILE), .interval_us = DEFAULT_INTERVAL_USEC,
-                             .rollback = ROLLBACK_AUTO, .state_dir = strdup(DEFAULT_STATE_DIR) };
+                             .rollback = ROLLBACK_AUTO, .state_dir = strdup(DEFAULT_STATE_DIR),
+                             .rule_scan_us = DEFAULT_RULE_SCAN_USEC };
         if (!c->profile || !c->state_dir)
                 return -ENOMEM;
         r = conf_parse_file(&daemon_spec, file, c, &entries, &errors);
         entry_list_done(&entries);
+        if (r >= 0)
+                r = rules_check(c, &errors);
         if (r == -ENOENT && !path)
                 r = 0; /* no file is the documented way to run with the defaults */
         else if (r < 0 && r != -ENOMEM)

@@ -25,6 +25,31 @@ typedef enum Rollback {
         ROLLBACK_NOT_ON_EXIT, /* leave values on a clean stop (crash recovery still restores) */
 } Rollback;
 
+typedef enum RuleKind {
+        RULE_UNIT,    /* a systemd unit is active (systemd's D-Bus signals) */
+        RULE_PROCESS, /* a process with this comm name runs (/proc scan) */
+        RULE_CGROUP,  /* a cgroup v2 directory exists (/sys/fs/cgroup scan) */
+        _RULE_KIND_MAX,
+} RuleKind;
+
+/* A [rule NAME] section of netpolld.conf: while its condition holds, profile is in force. */
+typedef struct Rule {
+        char *name;
+        char *file;         /* where its [rule NAME] header is */
+        unsigned line;
+        char *profile;      /* profile name or path */
+        RuleKind kind;
+        char *match;        /* unit name, comm name, or cgroup path below /sys/fs/cgroup (no leading '/') */
+        unsigned n_matches; /* how many of unit=, process=, cgroup= were given (1 when valid) */
+        unsigned priority;  /* higher wins; equal: the rule first in the file */
+        uint64_t start_delay_us; /* the condition must hold this long before the switch */
+        uint64_t stop_delay_us;  /* ...and be gone this long before the switch back */
+} Rule;
+
+#define RULE_NAME_MAX 32
+#define RULE_DEFAULT_STOP_DELAY_USEC (5 * UINT64_C(1000000))
+#define DEFAULT_RULE_SCAN_USEC UINT64_C(1000000)
+
 typedef struct DaemonConfig {
         char *path;           /* file read; NULL when built from defaults */
         char *profile;        /* profile name or path */
@@ -33,6 +58,9 @@ typedef struct DaemonConfig {
         bool dry_run;
         char *state_dir;
         char *metrics_file; /* NULL: off */
+        uint64_t rule_scan_us; /* how often process= and cgroup= rules look */
+        Rule *rules;           /* [rule NAME] sections in file order */
+        size_t n_rules;
 } DaemonConfig;
 
 /*
@@ -177,9 +205,30 @@ int profile_summary(const char *name, char *const *dirs, char **ret_path, char *
 const char *rollback_to_string(Rollback r);
 bool rollback_from_string(const char *s, Rollback *ret);
 
+/* "unit", "process", "cgroup"; NULL for an unknown kind. */
+const char *rule_kind_to_string(RuleKind k);
+/* The rule called name, or NULL. */
+const Rule *config_find_rule(const DaemonConfig *c, const char *name);
+
 /* A time in the largest unit that divides it exactly: "100ms", "1s", "50us", "0us". Returns buf. */
 char *policy_format_usec(char *buf, size_t size, uint64_t usec);
 
 /* Internal, for profile.c: the key table of profile files (conf-parser.h), defined in policy.c. */
 struct FileSpec;
 extern const struct FileSpec profile_file_spec;
+
+/* Internal, for policy.c (rules.c): [rule NAME] keys, headers, and the checks after the file was read. */
+struct ConfigItem;
+extern const struct ConfigItem *const rule_items;
+/* The ConfigParser of a profile name or path (include=, profile=). */
+int policy_parse_profile_ref(const struct ConfigItem *it, const char *v, void *field, char **ret_msg);
+int rule_open_section(void *config, const char *name, const char *file, unsigned line, char **ret_msg);
+void *rule_section_target(void *config, const char *name);
+int rules_check(const DaemonConfig *c, char ***errors);
+void rules_free(Rule *rules, size_t n);
+/*
+ * Loads each rule's profile through dirs as a switch would; every one that
+ * cannot be loaded is an error at its rule's header ("FILE:LINE: [rule NAME]
+ * profile: ...") followed by the profile's own errors. 0, -EINVAL or -ENOMEM.
+ */
+int rules_check_profiles(const DaemonConfig *c, char *const *dirs, char ***errors);

@@ -276,6 +276,89 @@ case_reload() {
         expect_pristine "after reloading back to balanced"
 }
 
+# ---- workload rules: a real transient unit (systemd-run) switches the profile and back
+
+RULE_UNIT=np-systest-rule
+# status_field KEY: one top-level value of `netpollctl --json status` as JSON text ("x", null, true).
+status_field() {
+        ctl --json status | tr -d '\n' | sed -n "s/.*\"$1\": *\(\"[^\"]*\"\|null\|true\|false\).*/\1/p"
+}
+field_is() { [ "$(status_field "$1")" = "$2" ]; }
+rule_unit_pid() { timeout 30 systemctl show -P MainPID "$RULE_UNIT.service"; }
+
+case_unit_rule() {
+        local c=/run/np-mark pid
+        cp "$CONF" /run/np-rules-netpolld.conf
+        mkdir -p /etc/netpolld/profiles
+        printf '%s\n' '[profile]' 'description = system test: the rule profile' '[knobs]' 'busy-poll = 25us' \
+                '[adaptive]' 'enabled = no' >/etc/netpolld/profiles/systest-rule.conf
+        printf '%s\n' '[daemon]' 'profile = balanced' '' '[rule systest]' 'profile = systest-rule' \
+                "unit = $RULE_UNIT.service" 'stop-delay = 3s' >"$CONF"
+        timeout 60 netpolld --check-config >/dev/null || fail "netpolld --check-config refuses the rule: $(netpolld --check-config 2>&1)"
+        sctl reload netpolld || { fail "systemctl reload with a rule failed"; return; }
+        expect_eq "active_rule before the unit" "$(status_field active_rule)" null
+        expect_eq "profile before the unit" "$(status_field profile)" '"balanced"'
+
+        # Start: the unit becomes active and the rule's profile follows.
+        mark $c
+        timeout 60 systemd-run --unit="$RULE_UNIT" --service-type=simple sleep 600 ||
+                { fail "systemd-run failed"; return; }
+        wait_for 15 field_is profile '"systest-rule"' ||
+                { fail "no switch to systest-rule for the active unit:" "$(ctl status)" "$(journal_since $c -o cat)"; return; }
+        expect_eq "active_rule" "$(status_field active_rule)" '"systest"'
+        expect_eq "rule_profile" "$(status_field rule_profile)" '"systest-rule"'
+        expect_eq "profile_pinned" "$(status_field profile_pinned)" false
+        expect_eq "busy_poll under the rule" "$(cat $CORE/busy_poll)" 25
+        ctl status | grep -q '^Rule: systest' || fail "netpollctl status does not show the rule: $(ctl status)"
+
+        # Restart: inactive for a moment, shorter than stop-delay (3 s): no switch back in between.
+        pid=$(rule_unit_pid)
+        mark $c
+        sctl restart "$RULE_UNIT.service" || fail "systemctl restart of the transient unit failed"
+        sleep 4
+        [ "$(rule_unit_pid)" != "$pid" ] && [ "$(rule_unit_pid)" != 0 ] ||
+                fail "the unit did not restart: MainPID $pid -> $(rule_unit_pid)"
+        expect_eq "profile after the unit restarted" "$(status_field profile)" '"systest-rule"'
+        journal_since $c -o cat | grep -q 'no rule matches' &&
+                fail "switched back while the unit restarted:" "$(journal_since $c -o cat)"
+        expect_eq "busy_poll after the unit restarted" "$(cat $CORE/busy_poll)" 25
+
+        # Pin and release.
+        ctl profile set balanced || fail "netpollctl profile set balanced failed"
+        expect_eq "pinned" "$(status_field profile_pinned)" true
+        expect_eq "pinned profile" "$(status_field profile)" '"balanced"'
+        expect_eq "the rule still matches while pinned" "$(status_field active_rule)" '"systest"'
+        ctl profile release || fail "netpollctl profile release failed"
+        expect_eq "profile after release" "$(status_field profile)" '"systest-rule"'
+        expect_eq "pinned after release" "$(status_field profile_pinned)" false
+
+        # Stop: the rule holds for stop-delay, then the configured profile is back.
+        mark $c
+        sctl stop "$RULE_UNIT.service" || fail "systemctl stop of the transient unit failed"
+        sleep 1
+        expect_eq "profile 1 s after the stop (stop-delay 3 s)" "$(status_field profile)" '"systest-rule"'
+        wait_for 15 field_is profile '"balanced"' ||
+                fail "no switch back to balanced after the unit stopped:" "$(ctl status)" "$(journal_since $c -o cat)"
+        expect_eq "active_rule after the stop" "$(status_field active_rule)" null
+        expect_eq "busy_poll after the switch back" "$(cat $CORE/busy_poll)" "$(pristine busy_poll)"
+
+        # systemd re-executes itself: netpolld subscribes again and still sees units come.
+        mark $c
+        sctl daemon-reexec || fail "systemctl daemon-reexec failed"
+        timeout 60 systemd-run --unit="$RULE_UNIT" --service-type=simple sleep 600 ||
+                { fail "systemd-run after daemon-reexec failed"; return; }
+        wait_for 15 field_is profile '"systest-rule"' ||
+                fail "no switch after systemd re-executed:" "$(journal_since $c -o cat)"
+        sctl stop "$RULE_UNIT.service"
+        wait_for 15 field_is profile '"balanced"' || fail "no switch back after the second unit stopped"
+        diag "$(journal_since $c -o cat | grep -E 'rule|systemd' | head -n 8)"
+
+        cp /run/np-rules-netpolld.conf "$CONF"
+        rm -f /etc/netpolld/profiles/systest-rule.conf
+        sctl reload netpolld || fail "systemctl reload back to the shipped netpolld.conf failed"
+        expect_pristine "after the rule checks"
+}
+
 case_restart() {
         local pid
         pid=$(main_pid)
@@ -417,6 +500,7 @@ if systemctl is-enabled netpolld >/dev/null 2>&1; then
         run_case "nobody reads (list, get, status) and is refused changes by the D-Bus policy and by netpolld" case_nonroot
         run_case "journal entries of a change carry KNOB=, OLD=, NEW=, REASON=" case_journal_fields
         run_case "systemctl reload applies netpolld.conf; a broken one fails the reload and changes nothing" case_reload
+        run_case "a [rule] follows a transient unit (systemd-run): switch, restart, pin, release, switch back" case_unit_rule
         run_case "systemctl restart restores and restarts" case_restart
         run_case "kill -9: Restart= brings netpolld back and the journal replay restores busy-read" case_kill9
         run_case "SIGSTOP: the watchdog kills and restarts netpolld, values restored" case_watchdog
