@@ -11,9 +11,11 @@ repetition ran back to back) and the median of those ratios is shown.
 import csv
 import os
 import shutil
-import statistics
 import subprocess
 import sys
+
+# The helpers of the rr part's report (same directory): number parsing, medians, cells, tables.
+from report import fmt, median, num, table
 
 BASE0, BASE50 = "static0", "static50"
 NEIGHBOURS = ["hog", "percpu", "bursty"]
@@ -22,24 +24,6 @@ PHASE_KINDS = ["alone"] + NEIGHBOURS
 # neighbours keep 0.95x of static 0 while they wait, the app never falls below
 # static 0 and its p99 never rises above static 0's.
 T_ALONE, T_NEIGHBOUR = 0.9, 0.95
-
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def median(values):
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
-
-
-def fmt(v, digits=0):
-    if v is None:
-        return "–"
-    return f"{v:,.{digits}f}"
 
 
 def load(path):
@@ -75,12 +59,6 @@ class Data:
             if x is not None and y:
                 ratios.append(x / y)
         return ratios, median(ratios)
-
-
-def table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(out)
 
 
 def summary_csv(path, d):

@@ -115,13 +115,7 @@ ns_netpolld_start() {
                 --bus-address "unix:path=$dir/socket" >>"$logfile" 2>&1 &
         NS_DAEMON_PID[$ns]=$!
         child_add "${NS_DAEMON_PID[$ns]}" "netpolld ($ns)"
-        for ((i = 0; i < 200; i++)); do
-                "$NETPOLLCTL" --bus-address="unix:path=$dir/socket" status >/dev/null 2>&1 && return 0
-                kill -0 "${NS_DAEMON_PID[$ns]}" 2>/dev/null || break
-                sleep 0.05
-        done
-        tail -n 5 "$logfile" >&2
-        die "netpolld in $ns did not come up (log: $logfile)"
+        netpolld_wait "unix:path=$dir/socket" "${NS_DAEMON_PID[$ns]}" "$logfile" "netpolld in $ns"
 }
 
 ns_netpolld_stop_all() {
@@ -162,6 +156,25 @@ napi_base_check() {
                         RESTORE_FAILURES=$((RESTORE_FAILURES + 1))
                         ip netns exec "$ns" sh -c "echo '${NAPI_BASE[$ns/$f]}' >/sys/class/net/$dev/$f" 2>/dev/null
                 done
+        done
+}
+
+# irq-suspend-timeout has no file to read back: a netpolld that sets nothing
+# reads it, in each namespace, after the napi-suspend run's daemons restored
+# it. A value left behind would carry over into every later run.
+irq_suspend_check() {
+        local ns dev now probe="$WORK/probe.conf"
+        printf '[profile]\ndescription = reads only\n[adaptive]\nenabled = no\n' >"$probe"
+        for ns in "$NS_CLI:$VETH_CLI" "$NS_SRV:$VETH_SRV"; do
+                dev=${ns#*:} ns=${ns%%:*}
+                ns_netpolld_start "$ns" "$probe" "$OUT/logs/irq-suspend-check.log"
+                now=$("$NETPOLLCTL" --bus-address="unix:path=$WORK/ns-$ns/socket" get "irq-suspend-timeout@$dev" 2>&1 |
+                        awk -v k="irq-suspend-timeout@$dev" '$1 == k { print $2 }')
+                if [[ $now != 0ns && $now != 0 ]]; then
+                        log "after napi-suspend: irq-suspend-timeout@$dev reads '$now', expected 0"
+                        RESTORE_FAILURES=$((RESTORE_FAILURES + 1))
+                fi
+                ns_netpolld_stop_all
         done
 }
 
@@ -260,6 +273,7 @@ app_config_release() {
         napi-*)
                 ns_netpolld_stop_all
                 napi_base_check "netpolld ($config)"
+                [[ $config == napi-suspend ]] && irq_suspend_check
                 base_apply
                 ;;
         *)

@@ -91,7 +91,11 @@ if [[ $parts == *" apps "* ]]; then
         bad=$(awk -F, 'NR > 1 && $4 == "napi-suspend" && $26 !~ /^epoll [1-9]/ { print $3 }' "$a" | sort -u)
         [[ -z $bad ]] && ok "napi-suspend apps preferred busy polling (EPIOCSPARAMS took)" ||
                 fail "napi-suspend without EPIOCSPARAMS: $bad"
-        awk -F, 'NR > 1 && $4 == "tuned"' "$a" | grep -q . && ok "tuned configuration ran" || fail "no tuned rows"
+        # Every configuration selected (SMOKE_APP_CONFIGS) ran.
+        for c in ${SMOKE_APP_CONFIGS:-}; do
+                awk -F, -v c="$c" 'NR > 1 && $4 == c' "$a" | grep -q . && ok "configuration $c ran" ||
+                        fail "configuration $c has no rows"
+        done
         for s in $(awk -F, 'NR > 1 { print $3 }' "$a" | sort -u); do
                 f="$out/apps-$s.png"
                 [[ -s $f && $(head -c 4 "$f" | od -An -c | tr -d ' ') == 211PNG ]] && ok "apps-$s.png is a PNG" ||
