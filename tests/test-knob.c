@@ -59,8 +59,8 @@ START_TEST(test_knob_catalog_is_sane) {
         static const char *const order[] = {
                 "busy-read", "busy-poll", "busy-loop-threshold", "softirq-budget", "softirq-restarts",
                 "netdev-budget", "netdev-budget-time", "dev-weight", "netdev-max-backlog", "napi-skb-cache-size",
-                "napi-skb-cache-bulk", "napi-defer-hard-irqs", "gro-flush-timeout", "napi-threaded", "rps-cpus",
-                "xps-cpus",
+                "napi-skb-cache-bulk", "napi-defer-hard-irqs", "gro-flush-timeout", "irq-suspend-timeout",
+                "napi-threaded", "rps-cpus", "xps-cpus",
         };
 
         ck_assert_uint_eq(knob_catalog_size, ELEMENTSOF(order));
@@ -73,7 +73,7 @@ START_TEST(test_knob_catalog_is_sane) {
                         ck_assert_msg(islower((unsigned char)*c) || *c == '-', "%s not lowercase", d->name);
                 for (size_t k = 0; k < i; k++)
                         ck_assert_str_ne(d->name, knob_catalog[k].name);
-                ck_assert_msg(d->scope <= KNOB_TX_QUEUES && d->type <= KNOB_CPUSET, "%s", d->name);
+                ck_assert_msg(d->scope <= KNOB_NAPIS && d->type <= KNOB_CPUSET, "%s", d->name);
                 ck_assert_msg(d->summary && strlen(d->summary) > 10, "%s has no summary", d->name);
                 ck_assert_ptr_nonnull(d->unit);
                 pct = strstr(d->path, "%s");
@@ -85,6 +85,12 @@ START_TEST(test_knob_catalog_is_sane) {
                 case KNOB_DEVICE:
                         ck_assert_ptr_nonnull(startswith(d->path, "/sys/class/net/%s/"));
                         ck_assert_ptr_null(strchr(pct + 1, '%'));
+                        break;
+                case KNOB_NAPIS:
+                        /* The per-NAPI knob of the same name (napi.h) is what it sets on each instance. */
+                        ck_assert_ptr_null(strchr(d->path, '/'));
+                        ck_assert_str_eq(d->path, d->name);
+                        ck_assert_int_ne(d->type, KNOB_CPUSET);
                         break;
                 default:
                         ck_assert_ptr_null(strchr(d->path, '/'));
@@ -459,6 +465,88 @@ START_TEST(test_knob_read_refuses_odd_files) {
 }
 END_TEST
 
+/* ---- device-wide per-NAPI knobs, through a fake netlink source ---- */
+
+static struct {
+        int list_error;
+        size_t n;
+        uint32_t ids[4];
+        uint64_t value[4];
+        char last_knob[32];
+} fake;
+
+static int fake_list(void *userdata, const char *device, uint32_t **ret_ids, size_t *ret_n) {
+        (void)userdata;
+        if (fake.list_error)
+                return fake.list_error;
+        if (!streq(device, "veth0"))
+                return -ENODEV;
+        *ret_ids = calloc(4, sizeof(uint32_t));
+        ck_assert_ptr_nonnull(*ret_ids);
+        memcpy(*ret_ids, fake.ids, sizeof(fake.ids));
+        *ret_n = fake.n;
+        return 0;
+}
+
+static int fake_read(void *userdata, uint32_t id, const char *knob, uint64_t *ret) {
+        (void)userdata;
+        snprintf(fake.last_knob, sizeof(fake.last_knob), "%s", knob);
+        for (size_t i = 0; i < fake.n; i++)
+                if (fake.ids[i] == id) {
+                        *ret = fake.value[i];
+                        return 0;
+                }
+        return -ENOENT;
+}
+
+static const KnobNapiSource fake_source = { .list = fake_list, .read = fake_read };
+
+static void napi_setup(void) {
+        sysroot_setup();
+        memset(&fake, 0, sizeof(fake));
+        knob_set_napi_source(&fake_source);
+}
+
+static void napi_teardown(void) {
+        knob_set_napi_source(NULL);
+        sysroot_teardown();
+}
+
+START_TEST(test_knob_napis_need_a_source_and_an_instance) {
+        ck_assert_int_eq(supported("irq-suspend-timeout@veth0"), 0); /* no NAPI instance (GRO off) */
+        fake.n = 1;
+        fake.ids[0] = 8193;
+        ck_assert_int_eq(supported("irq-suspend-timeout@veth0"), 1);
+        /* The device is looked up in the sysroot first, then over netlink. */
+        ck_assert_int_eq(supported("irq-suspend-timeout@veth9"), -ENODEV);
+        fake.list_error = -EOPNOTSUPP; /* kernel without the netdev family */
+        ck_assert_int_eq(supported("irq-suspend-timeout@veth0"), 0);
+        fake.list_error = 0;
+        knob_set_napi_source(NULL);
+        ck_assert_int_eq(supported("irq-suspend-timeout@veth0"), 0);
+}
+END_TEST
+
+START_TEST(test_knob_napis_list_instances_in_order) {
+        _cleanup_(freep) char *l = NULL;
+
+        fake.n = 3;
+        fake.ids[0] = 8200, fake.ids[1] = 8193, fake.ids[2] = 10000;
+        ck_assert_str_eq(l = paths_of("irq-suspend-timeout@veth0"), "napi-8193 napi-8200 napi-10000");
+}
+END_TEST
+
+START_TEST(test_knob_napis_read_every_instance) {
+        fake.n = 2;
+        fake.ids[0] = 8193, fake.ids[1] = 8194;
+        fake.value[0] = fake.value[1] = 20000000;
+        assert_read("irq-suspend-timeout@veth0", 0, "20000000ns");
+        ck_assert_str_eq(fake.last_knob, "irq-suspend-timeout");
+        fake.value[1] = 0;
+        assert_read("irq-suspend-timeout@veth0", 1, "0ns");
+}
+END_TEST
+
 static Suite *knob_suite(void) {
         Suite *s = suite_create("knob");
         TCase *tc;
@@ -495,6 +583,13 @@ static Suite *knob_suite(void) {
         tcase_add_test(tc, test_knob_read_returns_values);
         tcase_add_test(tc, test_knob_read_unions_queues_and_flags_differences);
         tcase_add_test(tc, test_knob_read_refuses_odd_files);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("per-NAPI knobs of a device");
+        tcase_add_checked_fixture(tc, napi_setup, napi_teardown);
+        tcase_add_test(tc, test_knob_napis_need_a_source_and_an_instance);
+        tcase_add_test(tc, test_knob_napis_list_instances_in_order);
+        tcase_add_test(tc, test_knob_napis_read_every_instance);
         suite_add_tcase(s, tc);
 
         return s;

@@ -97,20 +97,28 @@ daemon_property() {
 # netpolld_start PROFILE LOG: runs netpolld on the real host (sysroot /) and
 # returns once it answers on the bus.
 netpolld_start() {
-        local profile=$1 logfile=$2 i
+        local profile=$1 logfile=$2
         mkdir -p "$WORK/state"
         "$NETPOLLD" --config "$SRC/conf/netpolld.conf" --profile-dir "$SRC/conf/profiles" \
                 --profile "$profile" --state-dir "$WORK/state" --bus-address "$BUS_ADDR" \
                 >>"$logfile" 2>&1 &
         NETPOLLD_PID=$!
         child_add "$NETPOLLD_PID" netpolld
+        netpolld_wait "$BUS_ADDR" "$NETPOLLD_PID" "$logfile" "netpolld --profile $profile"
+}
+
+# netpolld_wait BUSADDR PID LOG WHAT: returns once the netpolld at PID answers
+# on BUSADDR; dies, naming WHAT and showing the end of LOG, if it exits first
+# or takes more than 10 s.
+netpolld_wait() {
+        local i
         for ((i = 0; i < 200; i++)); do
-                ctl status >/dev/null 2>&1 && return 0
-                kill -0 "$NETPOLLD_PID" 2>/dev/null || break
+                "$NETPOLLCTL" --bus-address="$1" status >/dev/null 2>&1 && return 0
+                kill -0 "$2" 2>/dev/null || break
                 sleep 0.05
         done
-        tail -n 5 "$logfile" >&2
-        die "netpolld --profile $profile did not come up (log: $logfile)"
+        tail -n 5 "$3" >&2
+        die "$4 did not come up (log: $3)"
 }
 
 netpolld_stop() {

@@ -95,17 +95,11 @@ tuned_stop() {
         file_restore
 }
 
-cost_tuned() {
-        local window=$1 i f
-        if ! command -v tuned >/dev/null || [[ ! -d /usr/lib/tuned/network-latency ]]; then
-                cost_put tuned_unavailable "tuned or its network-latency profile is not installed"
-                return 0
-        fi
-        if pgrep -x tuned >/dev/null; then
-                cost_put tuned_unavailable "a tuned service is already running on this host"
-                return 0
-        fi
-        log "daemon cost: tuned --profile network-latency for ${window}s"
+# tuned_start LOGPREFIX: snapshots what tuned may change, then runs tuned with
+# network-latency on the private bus and returns once its static tuning is
+# applied (1 when it did not apply within a minute; it is stopped again then).
+tuned_start() {
+        local logprefix=$1 i f
         base_apply
         TUNED_SNAPSHOT="$WORK/sysctl.before"
         sysctl_snapshot "$TUNED_SNAPSHOT"
@@ -118,20 +112,38 @@ cost_tuned() {
         for f in /etc/tuned/{active_profile,profile_mode,post_loaded_profile,bootcmdline}; do
                 file_remember "$f"
         done
-        cost_put tuned_version "$(tuned --version 2>&1 | awk '{ print $NF }')"
-        DBUS_SYSTEM_BUS_ADDRESS="$BUS_ADDR" tuned -l "$OUT/logs/cost.tuned.log" \
-                -P "$WORK/tuned.pid" --profile network-latency >"$OUT/logs/cost.tuned.stderr" 2>&1 &
+        DBUS_SYSTEM_BUS_ADDRESS="$BUS_ADDR" tuned -l "$logprefix.log" \
+                -P "$WORK/tuned.pid" --profile network-latency >"$logprefix.stderr" 2>&1 &
         TUNED_PID=$!
         child_add "$TUNED_PID" tuned
         for ((i = 0; i < 1200; i++)); do
-                grep -q "static tuning from profile 'network-latency' applied" \
-                        "$OUT/logs/cost.tuned.log" 2>/dev/null && break
+                grep -q "static tuning from profile 'network-latency' applied" "$logprefix.log" 2>/dev/null &&
+                        return 0
                 kill -0 "$TUNED_PID" 2>/dev/null || break
                 sleep 0.05
         done
-        if ! kill -0 "$TUNED_PID" 2>/dev/null || ((i == 1200)); then
+        tuned_stop
+        return 1
+}
+
+tuned_available() {
+        command -v tuned >/dev/null && [[ -d /usr/lib/tuned/network-latency ]] && ! pgrep -x tuned >/dev/null
+}
+
+cost_tuned() {
+        local window=$1
+        if ! command -v tuned >/dev/null || [[ ! -d /usr/lib/tuned/network-latency ]]; then
+                cost_put tuned_unavailable "tuned or its network-latency profile is not installed"
+                return 0
+        fi
+        if pgrep -x tuned >/dev/null; then
+                cost_put tuned_unavailable "a tuned service is already running on this host"
+                return 0
+        fi
+        log "daemon cost: tuned --profile network-latency for ${window}s"
+        cost_put tuned_version "$(tuned --version 2>&1 | awk '{ print $NF }')"
+        if ! tuned_start "$OUT/logs/cost.tuned"; then
                 cost_put tuned_unavailable "tuned did not apply network-latency (see logs/cost.tuned.log)"
-                tuned_stop
                 return 0
         fi
         cost_put tuned_busy_read "$(</proc/sys/net/core/busy_read)"

@@ -5,12 +5,15 @@
 # prove each part worked. It checks no timing: every number only has to exist
 # and be sane (a transaction happened, a knob had the configured value).
 set -uo pipefail
-out=$1 nscen=$2 nconf=$3
+out=$1 nscen=$2 nconf=$3 napp=${4:-}
 fails=0
 fail() { echo "smoke: FAIL: $*" >&2; fails=$((fails + 1)); }
 ok() { echo "smoke: ok: $*" >&2; }
 
-for f in runs.csv summary.csv results.md cost.txt meta.txt; do
+# Parts not run (bench/run --parts) are not checked: SMOKE_PARTS names those that ran.
+parts=" ${SMOKE_PARTS:-rr apps cost} "
+if [[ $parts == *" rr "* ]]; then
+for f in runs.csv summary.csv results.md meta.txt; do
         [[ -s $out/$f ]] && ok "$f written" || fail "$f missing or empty"
 done
 if command -v gnuplot >/dev/null; then
@@ -51,13 +54,55 @@ if [[ -n $want ]]; then
         [[ -z $bad ]] && ok "netpolld latency set busy_read to the profile's $want" || fail "latency runs without busy_read $want: $bad"
 fi
 
+grep -q '^| 1 session |' "$out/results.md" && ok "results.md has the scenario table" || fail "results.md lacks the table"
+fi
+
+if [[ $parts == *" cost "* ]]; then
 grep -q '^netpolld_rss_kb=[1-9]' "$out/cost.txt" && ok "netpolld cost measured" || fail "no netpolld cost"
 grep -qE '^(tuned_rss_kb=[1-9]|tuned_unavailable=)' "$out/cost.txt" && ok "tuned cost measured or explained" ||
         fail "no tuned cost and no reason"
 grep -q '^busrtt_ratio_p50=' "$out/cost.txt" && ok "SetKnob/GetId ratio measured" || fail "no SetKnob/GetId ratio"
+fi
 grep -q '^restore_failures=0$' "$out/meta.txt" && ok "netpolld restored every knob after each run" ||
         fail "knobs left changed after netpolld stopped ($(grep restore_failures "$out/meta.txt"))"
-grep -q '^| 1 session |' "$out/results.md" && ok "results.md has the scenario table" || fail "results.md lacks the table"
+
+# ---- the app part: real servers and clients, phases, neighbours -----------------
+if [[ $parts == *" apps "* ]]; then
+        # Columns: 1 rep 2 position 3 scenario 4 config 5 phase_index 6 phase 7 neighbour 8 seconds
+        # 9 requests 10 rate 11 p50 12 p99 13 p999 14 mean 15 latency_source 16 neighbour_bogo_ops_s
+        # 17 cpu_s 18 cpu_us_per_request 19 steal 20 busy_read 21 busy_poll 22 daemon_mode
+        # 23..25 client p50/p99/p999 26 preferbp
+        a="$out/apps.csv"
+        rows=$(awk 'NR > 1' "$a" 2>/dev/null | wc -l)
+        [[ $rows == "$napp" ]] && ok "$rows app phase rows" || fail "$rows app phase rows, expected $napp"
+        bad=$(awk -F, 'NR > 1 && !($9 > 0 && $10 > 0) { print $3 "/" $4 "/" $6 }' "$a" | sort -u | tr '\n' ' ')
+        [[ -z $bad ]] && ok "every app answered requests in every phase" || fail "phases without requests: $bad"
+        bad=$(awk -F, 'NR > 1 && $15 == "sockperf-log" && !($12 > 0 && $13 > 0) { print $3 "/" $4 "/" $6 }' "$a" | sort -u | tr '\n' ' ')
+        [[ -z $bad ]] && ok "sockperf phases have p99 and p99.9" || fail "sockperf phases without percentiles: $bad"
+        bad=$(awk -F, 'NR > 1 && $6 != "alone" && !($16 > 0) { print $3 "/" $4 "/" $6 }' "$a" | sort -u | tr '\n' ' ')
+        [[ -z $bad ]] && ok "every neighbour reported bogo-ops" || fail "neighbours without bogo-ops: $bad"
+        bad=$(awk -F, 'NR > 1 && !($18 > 0) { print $3 "/" $4 "/" $6 }' "$a" | sort -u | tr '\n' ' ')
+        [[ -z $bad ]] && ok "CPU per request measured in every phase" || fail "no CPU per request: $bad"
+        for k in hog percpu bursty; do
+                grep -q ",$k,$k," "$a" && ok "neighbour $k ran" || fail "neighbour $k never ran"
+        done
+        bad=$(awk -F, 'NR > 1 && (($4 == "static0" && $20 != 0) || ($4 == "static50" && ($20 != 50 || $21 != 50))) { print $3 "/" $4 }' "$a" | sort -u)
+        [[ -z $bad ]] && ok "static0 ran with busy_read 0, static50 with 50" || fail "wrong busy_read/busy_poll: $bad"
+        bad=$(awk -F, 'NR > 1 && $4 == "napi-suspend" && $26 !~ /^epoll [1-9]/ { print $3 }' "$a" | sort -u)
+        [[ -z $bad ]] && ok "napi-suspend apps preferred busy polling (EPIOCSPARAMS took)" ||
+                fail "napi-suspend without EPIOCSPARAMS: $bad"
+        # Every configuration selected (SMOKE_APP_CONFIGS) ran.
+        for c in ${SMOKE_APP_CONFIGS:-}; do
+                awk -F, -v c="$c" 'NR > 1 && $4 == c' "$a" | grep -q . && ok "configuration $c ran" ||
+                        fail "configuration $c has no rows"
+        done
+        for s in $(awk -F, 'NR > 1 { print $3 }' "$a" | sort -u); do
+                f="$out/apps-$s.png"
+                [[ -s $f && $(head -c 4 "$f" | od -An -c | tr -d ' ') == 211PNG ]] && ok "apps-$s.png is a PNG" ||
+                        fail "apps-$s.png missing or not a PNG"
+        done
+        grep -q '^## Targets' "$out/apps.md" 2>/dev/null && ok "apps.md has the targets table" || fail "apps.md lacks the targets table"
+fi
 
 ((fails == 0)) || { echo "smoke: $fails check(s) failed" >&2; exit 1; }
 echo "smoke: all checks passed" >&2

@@ -157,6 +157,9 @@ int manager_run(Manager *m, const char *bus_address) {
         if (r < 0)
                 return log_oom();
         m->napi_backend = napi_backend_ops(m->napi);
+        /* Device-wide per-NAPI knobs (irq-suspend-timeout@DEV) read the real kernel: not below a test sysroot. */
+        if (streq(m->sysroot ?: "/", "/"))
+                knob_set_napi_source(napi_backend_knob_source(m->napi));
 
         r = manager_start(m, TAKE_PTR(config), TAKE_PTR(profile), &msg);
         if (r < 0)

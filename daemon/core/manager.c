@@ -70,6 +70,8 @@ Manager *manager_free(Manager *m) {
         adapter_free(m->adapter);
         owner_free(m->owner);
         journal_free(m->journal);
+        if (m->napi)
+                knob_set_napi_source(NULL);
         napi_backend_free(m->napi);
         sd_event_source_disable_unref(m->ownership_timer);
         sd_event_source_disable_unref(m->metrics_timer);
@@ -220,6 +222,15 @@ int knob_targets(Manager *m, const KnobRef *ref, Target **ret, size_t *ret_n) {
         knob_ref_format(ref, name, sizeof(name));
         for (size_t i = 0; i < n; i++) {
                 char tname[sizeof(t->name)];
+                if (ref->desc->scope == KNOB_NAPIS) {
+                        /* "napi-8193": the instance's own target, restored over netlink like a per-NAPI value. */
+                        unsigned long id = strtoul(paths[i] + strlen("napi-"), NULL, 10);
+                        snprintf(tname, sizeof(tname), "%s:%s", name, paths[i]);
+                        r = owner_napi_target(m->owner, tname, ref->device, (uint32_t)id, ref->desc->path, &t[i]);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 if (ref->desc->scope == KNOB_RX_QUEUES || ref->desc->scope == KNOB_TX_QUEUES) {
                         /* ".../queues/rx-3/rps_cpus": one target per queue, named for it. */
                         const char *q = strstr(paths[i], "/queues/");

@@ -81,6 +81,8 @@ static void md_entry(FILE *f, const KnobDesc *d) {
                 md_put(f, d->path);
         else if (d->scope == KNOB_DEVICE && pct)
                 fprintf(f, "%.*sDEV%s", (int)(pct - d->path), d->path, pct + 2);
+        else if (d->scope == KNOB_NAPIS)
+                fprintf(f, "netlink netdev napi-set %s", d->path);
         else
                 fprintf(f, "/sys/class/net/DEV/%s/%s", queue_glob(d), d->path);
         fputs("` | ", f);
@@ -173,6 +175,8 @@ static void man_entry(FILE *f, const KnobDesc *d) {
         if (d->scope == KNOB_RX_QUEUES || d->scope == KNOB_TX_QUEUES)
                 fprintf(f, "; written to every %s queue of the device",
                         d->scope == KNOB_RX_QUEUES ? "receive" : "transmit");
+        if (d->scope == KNOB_NAPIS)
+                fputs("; written to every NAPI instance of the device", f);
         if (d->kernel_limit) {
                 fputs("; ", f);
                 roff_puts(f, d->kernel_limit, false);
@@ -180,20 +184,26 @@ static void man_entry(FILE *f, const KnobDesc *d) {
         fputs(".\n", f);
 
         /* Where it lives in the kernel, and the patch that adds it when upstream lacks it. */
-        fputs(".br\nKernel file \\fI\\%", f);
-        if (d->scope == KNOB_GLOBAL)
+        if (d->scope == KNOB_NAPIS) {
+                fputs(".br\nKernel setting \\fI", f);
                 roff_puts(f, d->path, true);
-        else if (d->scope == KNOB_DEVICE && pct) {
-                roff_put(f, d->path, (size_t)(pct - d->path), true);
-                fputs("\\fBDEVICE\\fI", f);
-                roff_puts(f, pct + 2, true);
+                fputs("\\fR of every NAPI instance, through the netdev generic netlink family (napi-set).\n", f);
         } else {
-                fputs("/sys/class/net/\\fBDEVICE\\fI/", f);
-                roff_puts(f, queue_glob(d), true);
-                fputs("/", f);
-                roff_puts(f, d->path, true);
+                fputs(".br\nKernel file \\fI\\%", f);
+                if (d->scope == KNOB_GLOBAL)
+                        roff_puts(f, d->path, true);
+                else if (d->scope == KNOB_DEVICE && pct) {
+                        roff_put(f, d->path, (size_t)(pct - d->path), true);
+                        fputs("\\fBDEVICE\\fI", f);
+                        roff_puts(f, pct + 2, true);
+                } else {
+                        fputs("/sys/class/net/\\fBDEVICE\\fI/", f);
+                        roff_puts(f, queue_glob(d), true);
+                        fputs("/", f);
+                        roff_puts(f, d->path, true);
+                }
+                fputs("\\fR.\n", f);
         }
-        fputs("\\fR.\n", f);
         if (d->patch) {
                 /* On lines of their own: a long file name would stretch the line before it. \% keeps it whole. */
                 fputs(".br\nAdded by the kernel patch\n.br\n.IR \\%", f);

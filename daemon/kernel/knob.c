@@ -174,6 +174,18 @@ const KnobDesc knob_catalog[_KNOB_ID_MAX] = {
                 .max = INT64_MAX,
                 .summary = "nanoseconds the device defers GRO flush and interrupts after a poll (0 = off)",
         },
+        [KNOB_ID_IRQ_SUSPEND_TIMEOUT] = {
+                .name = "irq-suspend-timeout",
+                .scope = KNOB_NAPIS,
+                .path = "irq-suspend-timeout",
+                .type = KNOB_TIME,
+                .unit_ns = 1,
+                .unit = "ns",
+                .min = 0,
+                .max = INT64_MAX,
+                .summary = "nanoseconds the device's interrupts stay suspended while an epoll application that "
+                           "prefers busy polling polls it (0 = off; 6.13+)",
+        },
         [KNOB_ID_NAPI_THREADED] = {
                 .name = "napi-threaded",
                 .scope = KNOB_DEVICE,
@@ -456,6 +468,45 @@ static int queue_paths(const KnobRef *r, const char *sysroot, char ***ret) {
         return 0;
 }
 
+static const KnobNapiSource *napi_source;
+
+void knob_set_napi_source(const KnobNapiSource *src) {
+        napi_source = src;
+}
+
+static int cmp_id(const void *a, const void *b) {
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+        return x < y ? -1 : x > y;
+}
+
+/* "napi-ID" for every NAPI instance of the device, sorted. */
+static int napi_names(const KnobRef *r, char ***ret) {
+        _cleanup_(freep) uint32_t *ids = NULL;
+        _cleanup_(strv_freep) char **l = NULL;
+        size_t n = 0;
+        int e;
+
+        if (!napi_source)
+                return -EOPNOTSUPP;
+        e = napi_source->list(napi_source->userdata, r->device, &ids, &n);
+        if (e < 0)
+                return e;
+        /* No instance (veth with GRO off): nothing the knob could act on. */
+        if (n == 0)
+                return -EOPNOTSUPP;
+        qsort(ids, n, sizeof(uint32_t), cmp_id);
+        l = calloc(n + 1, sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                if (asprintf(&l[i], "napi-%" PRIu32, ids[i]) < 0) {
+                        l[i] = NULL;
+                        return -ENOMEM;
+                }
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
 int knob_paths(const KnobRef *r, const char *sysroot, char ***ret) {
         const KnobDesc *d = r->desc;
         _cleanup_(freep) char *devdir = NULL, *path = NULL;
@@ -470,6 +521,8 @@ int knob_paths(const KnobRef *r, const char *sysroot, char ***ret) {
                 e = sysroot_exists(sysroot, devdir);
                 if (e < 0)
                         return e == -ENOENT ? -ENODEV : e;
+                if (d->scope == KNOB_NAPIS)
+                        return napi_names(r, ret);
                 if (d->scope != KNOB_DEVICE)
                         return queue_paths(r, sysroot, ret);
                 path = expand_template(d->path, r->device);
@@ -537,6 +590,30 @@ static int read_paths(const KnobDesc *d, const char *sysroot, char **paths, cons
         return differ;
 }
 
+/* Every instance's value; the last one in *ret, 1 when they differ. */
+static int read_napis(const KnobDesc *d, char **names, KnobValue *ret) {
+        KnobValue acc = {};
+        bool differ = false, have = false;
+
+        for (size_t i = 0; names[i]; i++) {
+                unsigned long id = strtoul(names[i] + strlen("napi-"), NULL, 10);
+                uint64_t v;
+                int r = napi_source->read(napi_source->userdata, (uint32_t)id, d->path, &v);
+                if (r == -ENOENT)
+                        continue; /* gone since it was listed */
+                if (r < 0)
+                        return r;
+                if (have && acc.num != v)
+                        differ = true;
+                acc.num = v;
+                have = true;
+        }
+        if (!have)
+                return -EOPNOTSUPP;
+        *ret = acc;
+        return differ;
+}
+
 int knob_read(const KnobRef *r, const char *sysroot, KnobValue *ret) {
         _cleanup_(strv_freep) char **paths = NULL;
         int e;
@@ -544,6 +621,8 @@ int knob_read(const KnobRef *r, const char *sysroot, KnobValue *ret) {
         e = knob_paths(r, sysroot, &paths);
         if (e < 0)
                 return e;
+        if (r->desc->scope == KNOB_NAPIS)
+                return read_napis(r->desc, paths, ret);
         return read_paths(r->desc, sysroot, paths, NULL, ret);
 }
 

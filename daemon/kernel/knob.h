@@ -24,6 +24,8 @@ typedef enum KnobScope {
         KNOB_DEVICE,    /* one file per device; path is a template with one %s */
         KNOB_RX_QUEUES, /* one file per rx-N queue; path is the file name */
         KNOB_TX_QUEUES, /* one file per tx-N queue; path is the file name */
+        KNOB_NAPIS,     /* one value per NAPI instance of the device, no file: netdev netlink
+                         * napi-get/napi-set; path is the per-NAPI knob's name (napi.h) */
 } KnobScope;
 
 typedef struct KnobDesc {
@@ -58,6 +60,7 @@ typedef enum KnobId {
         KNOB_ID_NAPI_SKB_CACHE_BULK,
         KNOB_ID_NAPI_DEFER_HARD_IRQS,
         KNOB_ID_GRO_FLUSH_TIMEOUT,
+        KNOB_ID_IRQ_SUSPEND_TIMEOUT,
         KNOB_ID_NAPI_THREADED,
         KNOB_ID_RPS_CPUS,
         KNOB_ID_XPS_CPUS,
@@ -104,11 +107,27 @@ int knob_parse_kernel(const KnobDesc *d, const char *text, KnobValue *ret);
 char *knob_format_kernel(const KnobDesc *d, const KnobValue *v);
 
 /*
+ * Where KNOB_NAPIS knobs are read: the NAPI instances of a device and one
+ * value of one instance, over netlink (napi-backend.c provides it). Without
+ * a source, or when list() gives no instance, such a knob is unsupported.
+ * list() returns -ENODEV for a missing device, -EOPNOTSUPP when the kernel
+ * has no netdev family; ids are the caller's to free.
+ */
+typedef struct KnobNapiSource {
+        int (*list)(void *userdata, const char *device, uint32_t **ret_ids, size_t *ret_n);
+        int (*read)(void *userdata, uint32_t napi_id, const char *knob, uint64_t *ret);
+        void *userdata;
+} KnobNapiSource;
+/* Process-wide; NULL removes it. The source must outlive its use. */
+void knob_set_napi_source(const KnobNapiSource *src);
+
+/*
  * The kernel files behind an instance, as paths below the sysroot
  * ("/proc/sys/net/core/busy_read"), NULL-terminated, caller frees (strv).
  * Queue knobs give one path per queue, sorted by queue number. -ENODEV when the
  * device does not exist, -EOPNOTSUPP when a global or device file is absent
- * (the kernel lacks the knob).
+ * (the kernel lacks the knob). KNOB_NAPIS knobs give "napi-ID" per instance,
+ * sorted by id, instead of paths.
  */
 int knob_paths(const KnobRef *r, const char *sysroot, char ***ret);
 

@@ -18,6 +18,7 @@ struct NapiBackend {
         NetdevGenl *genl; /* opened on first use */
         int open_error;
         TargetBackend ops;
+        KnobNapiSource knobs;
 };
 
 /* "napi:ID:KNOB" into its parts. */
@@ -103,6 +104,52 @@ static int backend_ifindex(void *userdata, const Target *t) {
         return r < 0 ? r : info.ifindex;
 }
 
+static int source_list(void *userdata, const char *device, uint32_t **ret_ids, size_t *ret_n) {
+        _cleanup_(freep) NapiInfo *napis = NULL;
+        NetdevGenl *g;
+        uint32_t *ids;
+        size_t n = 0;
+        int r, ifindex;
+
+        r = backend_genl(userdata, &g);
+        if (r < 0)
+                return r;
+        ifindex = netdev_genl_ifindex(g, device);
+        if (ifindex < 0)
+                return ifindex;
+        r = netdev_genl_napis(g, ifindex, &napis, &n);
+        if (r < 0)
+                return r;
+        ids = calloc(n ? n : 1, sizeof(uint32_t));
+        if (!ids)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                ids[i] = napis[i].id;
+        *ret_ids = ids;
+        *ret_n = n;
+        return 0;
+}
+
+static int source_read(void *userdata, uint32_t napi_id, const char *knob, uint64_t *ret) {
+        NetdevGenl *g;
+        NapiInfo info;
+        NapiKnob k;
+        int r;
+
+        if (napi_knob_from_string(knob, &k) < 0)
+                return -EINVAL;
+        r = backend_genl(userdata, &g);
+        if (r < 0)
+                return r;
+        r = netdev_genl_napi_get(g, napi_id, &info);
+        if (r < 0)
+                return r == -ENODEV ? -ENOENT : r;
+        if (!info.has[k])
+                return -EOPNOTSUPP;
+        *ret = info.value[k];
+        return 0;
+}
+
 int napi_backend_new(NapiBackend **ret) {
         NapiBackend *b = calloc(1, sizeof(NapiBackend));
 
@@ -112,6 +159,11 @@ int napi_backend_new(NapiBackend **ret) {
                 .read = backend_read,
                 .write = backend_write,
                 .ifindex = backend_ifindex,
+                .userdata = b,
+        };
+        b->knobs = (KnobNapiSource){
+                .list = source_list,
+                .read = source_read,
                 .userdata = b,
         };
         *ret = b;
@@ -128,4 +180,8 @@ NapiBackend *napi_backend_free(NapiBackend *b) {
 
 const TargetBackend *napi_backend_ops(NapiBackend *b) {
         return &b->ops;
+}
+
+const KnobNapiSource *napi_backend_knob_source(NapiBackend *b) {
+        return &b->knobs;
 }

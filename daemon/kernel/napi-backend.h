@@ -8,6 +8,7 @@
  */
 #pragma once
 
+#include "knob.h"
 #include "owner.h"
 
 typedef struct NapiBackend NapiBackend;
@@ -19,3 +20,5 @@ static inline void napi_backend_freep(NapiBackend **b) {
                 napi_backend_free(*b);
 }
 const TargetBackend *napi_backend_ops(NapiBackend *b);
+/* The same socket as the catalog's source for device-wide per-NAPI knobs (knob_set_napi_source()). */
+const KnobNapiSource *napi_backend_knob_source(NapiBackend *b);

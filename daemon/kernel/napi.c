@@ -13,24 +13,12 @@
 #include "sysroot.h"
 #include "units.h"
 
-/* irq-suspend-timeout has no sysfs file, so no catalog entry: the same shape here. */
-static const KnobDesc irq_suspend_timeout = {
-        .name = "irq-suspend-timeout",
-        .scope = KNOB_DEVICE,
-        .path = NULL,
-        .type = KNOB_TIME,
-        .unit_ns = 1,
-        .unit = "ns",
-        .min = 0,
-        .max = INT64_MAX,
-        .summary = "nanoseconds interrupts stay suspended while an application's epoll busy-polls the NAPI instance",
-};
-
-/* The device-wide knobs of the same name carry the same name, type and range: their catalog entries. */
+/* The device-wide knobs of the same name carry the same name, type and range: their catalog entries
+ * (irq-suspend-timeout's is set on every instance of the device). */
 static const KnobDesc *const descs[_NAPI_KNOB_MAX] = {
         [NAPI_KNOB_DEFER_HARD_IRQS] = &knob_catalog[KNOB_ID_NAPI_DEFER_HARD_IRQS],
         [NAPI_KNOB_GRO_FLUSH_TIMEOUT] = &knob_catalog[KNOB_ID_GRO_FLUSH_TIMEOUT],
-        [NAPI_KNOB_IRQ_SUSPEND_TIMEOUT] = &irq_suspend_timeout,
+        [NAPI_KNOB_IRQ_SUSPEND_TIMEOUT] = &knob_catalog[KNOB_ID_IRQ_SUSPEND_TIMEOUT],
 };
 
 const char *napi_knob_to_string(NapiKnob k) {

@@ -342,6 +342,29 @@ case_napi_set_and_get() {
         expect_contains "bad value" "$ERR" "invalid value '20parsecs'"
 }
 
+# irq-suspend-timeout@DEV (no sysfs file): the catalog knob sets every NAPI
+# instance of the device over netlink, journals each and hands them back.
+case_device_irq_suspend_timeout() {
+        need_daemon || return
+        local ref=irq-suspend-timeout@$DEV0 k orig
+        orig=$(kernel_napi "$DEV0" | awk '{ print $5 }' | sort -u)
+        ctl set "$ref" 20ms
+        expect_rc 0
+        expect_eq "set output" "$OUT" "$ref set to 20000000ns"
+        k=$(kernel_napi "$DEV0")
+        [ -n "$k" ] || { fail "$DEV0 has no NAPI instance in the kernel's dump"; return; }
+        expect_eq "the kernel's irq-suspend-timeout of every NAPI instance of $DEV0" \
+                "$(awk '{ print $5 }' <<<"$k" | sort -u)" 20000000
+        ctl get "$ref"
+        expect_rc 0
+        expect_eq "get" "$(awk -v k="$ref" '$1 == k { print $2, $3 }' <<<"$OUT")" "20000000ns manual"
+        journal_has "^napi\tirq-suspend-timeout@$DEV0:napi-$NAPI0\t$DEV0\t[0-9]+\tnapi:$NAPI0:irq-suspend-timeout\t" ||
+                fail "no napi: journal entry for irq-suspend-timeout" "$(cat "$STATE/restore.journal" 2>&1)"
+        ctl reset "$ref"
+        expect_rc 0
+        expect_eq "the kernel's values after reset" "$(kernel_napi "$DEV0" | awk '{ print $5 }' | sort -u)" "$orig"
+}
+
 case_profile_without_irq_hands_back() {
         need_daemon || return
         ctl profile set itest-noirq
@@ -602,6 +625,7 @@ run_case "RPS/XPS in sysfs are what netpollctl irq shows, originals journaled" c
 run_case "a veth created while netpolld runs gets the policy" case_new_veth_gets_policy
 run_case "a steered veth that is deleted is forgotten (list and journal)" case_removed_veth_forgotten
 run_case "per-NAPI values set and read back (netpollctl and the kernel)" case_napi_set_and_get
+run_case "irq-suspend-timeout@DEV sets, journals and hands back every NAPI instance" case_device_irq_suspend_timeout
 run_case "a profile without [irq] hands the devices back; switching back steers again" \
         case_profile_without_irq_hands_back
 run_case "SIGTERM restores RPS/XPS and per-NAPI values" case_sigterm_restores
