@@ -154,17 +154,20 @@ def plot(outdir, d, s):
     if not gnuplot:
         return None
     dat = os.path.join(outdir, f"apps-{s}.dat")
-    n = 0
+    # One data block per neighbour kind that has points: gnuplot skips empty
+    # blocks when it counts indexes, so an empty one would shift the titles.
+    kinds = []
     with open(dat, "w") as f:
         for k in NEIGHBOURS:
-            f.write(f"# {k}\n")
+            rows = []
             for c in d.configs:
                 x, y = d.value(s, c, k, "neighbour_bogo_ops_s"), d.value(s, c, k, "rate")
                 if x is not None and y is not None:
-                    f.write(f'{x:.3f} {y:.3f} "{c}"\n')
-                    n += 1
-            f.write("\n\n")
-    if n == 0:
+                    rows.append(f'{x:.3f} {y:.3f} "{c}"\n')
+            if rows:
+                f.write(f"# {k}\n" + "".join(rows) + "\n\n")
+                kinds.append(k)
+    if not kinds:
         return None
     png = os.path.join(outdir, f"apps-{s}.png")
     script = f"""
@@ -175,8 +178,8 @@ set xlabel "neighbour bogo-ops/s (stress-ng)"
 set ylabel "app requests/s"
 set grid
 set key outside top center horizontal noenhanced
-plot for [i=0:{len(NEIGHBOURS) - 1}] "{dat}" index i using 1:2 with points pointsize 1.5 title word("{' '.join(NEIGHBOURS)}", i + 1), \\
-     for [i=0:{len(NEIGHBOURS) - 1}] "{dat}" index i using 1:2:3 with labels offset 0,1 font ",8" noenhanced notitle
+plot for [i=0:{len(kinds) - 1}] "{dat}" index i using 1:2 with points pointsize 1.5 title word("{' '.join(kinds)}", i + 1), \\
+     for [i=0:{len(kinds) - 1}] "{dat}" index i using 1:2:3 with labels offset 0,1 font ",8" noenhanced notitle
 """
     r = subprocess.run([gnuplot], input=script, text=True, capture_output=True)
     if r.returncode != 0 or not os.path.exists(png):
