@@ -403,6 +403,13 @@ kill_after_apply() {
         start_daemon || return 1
         irq_refresh || return 1
         expect_steered "$DEV0"
+        # The --json rows of real devices against their schema (netpollctl(8), OUTPUT).
+        if python3 -c 'import jsonschema' 2>/dev/null; then
+                local errors
+                ctl --json irq
+                errors=$(python3 "$LIB_DIR/json-validate.py" "$NETPOLLD_SOURCE_ROOT/docs/schema/netpollctl-irq.v1.json" \
+                        <<<"$OUT" 2>&1) || fail "netpollctl --json irq does not match its schema:" "$errors" "$OUT"
+        fi
         kill -KILL "$DAEMON_PID"
         { wait "$DAEMON_PID"; } 2>/dev/null
         DAEMON_PID=
