@@ -44,6 +44,11 @@ etc_state() {
         find /etc -xdev -type f -print0 | sort -z | xargs -0 sha256sum >"$1.sums" 2>/dev/null
         cat "$1.list" "$1.sums"
 }
+# The profile lines (commented or not) of netpolld.conf's [daemon] section.
+daemon_profile_lines() {
+        awk '/^\[daemon\]/ { d = 1; next } /^#?\[[a-z]/ { d = 0 } d && /^[ \t]*#?[ \t]*profile[ \t]*=/' \
+                /etc/netpolld/netpolld.conf
+}
 installed_packages() { dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 ~ /^[ih]i/ { print $2 }' | sort; }
 
 setup_tmp
@@ -110,8 +115,11 @@ case_first_run_without_daemon() {
         expect_eq "netpollctl installed" "$(dpkg-query -W -f '${Status}' netpollctl 2>&1)" "install ok installed"
         cmp -s "$NETPOLLD_SOURCE_ROOT/examples/ansible/profiles/fleet-web.conf" /etc/netpolld/profiles/fleet-web.conf ||
                 fail "/etc/netpolld/profiles/fleet-web.conf is not the example profile"
-        [ "$(grep -E '^[[:space:]]*#?[[:space:]]*profile[[:space:]]*=' /etc/netpolld/netpolld.conf)" = "profile = fleet-web" ] ||
-                fail "netpolld.conf does not select fleet-web in exactly one line:" "$(grep -n profile /etc/netpolld/netpolld.conf)"
+        # In [daemon] exactly one profile line, the selected one; the [rule NAME] examples untouched.
+        [ "$(daemon_profile_lines)" = "profile = fleet-web" ] ||
+                fail "netpolld.conf's [daemon] does not select fleet-web in exactly one line:" "$(daemon_profile_lines)"
+        grep -qx '#profile = latency' /etc/netpolld/netpolld.conf ||
+                fail "the commented [rule redis] example lost its '#profile = latency'"
         [ -z "$(find /tmp /var/tmp -maxdepth 1 -name 'netpolld-debs.*' 2>/dev/null)" ] ||
                 fail "the playbook left its copied packages behind"
 }
