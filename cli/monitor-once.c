@@ -69,7 +69,9 @@ static int print_json(const Properties *p, const LoadInfo *load, const char *loa
 
         if (!o)
                 return -ENOMEM;
-        r = json_add_string(o, "profile", p->profile);
+        r = json_add_schema(o, "monitor-once");
+        if (r >= 0)
+                r = json_add_string(o, "profile", p->profile);
         if (r >= 0)
                 r = json_add_string(o, "mode", p->mode);
         if (r >= 0)

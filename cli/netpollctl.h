@@ -84,6 +84,14 @@ int json_add_bool(json_object *o, const char *key, bool value);
 int json_add_int(json_object *o, const char *key, int64_t value);
 /* Adds v under key (o an object) or at the end (o an array, key NULL); always takes v. */
 int json_add(json_object *o, const char *key, json_object *v);
+/*
+ * Adds "schema": "netpolld.NAME/1" to a top-level output object: the name
+ * and version of its schema (docs/schema/netpollctl-NAME.v1.json). The
+ * version changes only when a key is removed, renamed or changes type;
+ * new keys keep it (netpollctl(8), OUTPUT).
+ */
+#define CTL_JSON_SCHEMA_VERSION 1u
+int json_add_schema(json_object *o, const char *name);
 
 /* Prints o pretty-printed (pretty) or on one line, then a newline. 0 or -ENOMEM/-EIO. */
 int ctl_print_json(json_object *o, bool pretty);

@@ -51,6 +51,13 @@ int json_add_int(json_object *o, const char *key, int64_t value) {
         return json_add(o, key, v);
 }
 
+int json_add_schema(json_object *o, const char *name) {
+        char buf[64];
+
+        snprintf(buf, sizeof(buf), "netpolld.%s/%u", name, CTL_JSON_SCHEMA_VERSION);
+        return json_add_string(o, "schema", buf);
+}
+
 int ctl_print_json(json_object *o, bool pretty) {
         /* Paths are common in our output: do not write them as "\/usr\/share". */
         int flags = (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN) |

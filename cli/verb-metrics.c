@@ -33,7 +33,9 @@ CtlStatus verb_metrics(int argc, char **argv) {
                 return CTL_OK;
         }
         o = json_object_new_object();
-        r = o ? json_add_string(o, "metrics", text) : -ENOMEM;
+        r = o ? json_add_schema(o, "metrics") : -ENOMEM;
+        if (r >= 0)
+                r = json_add_string(o, "metrics", text);
         if (r >= 0)
                 r = ctl_print_json(o, true);
         return r < 0 ? ctl_failed(r, "cannot print the JSON output") : CTL_OK;

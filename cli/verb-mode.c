@@ -29,7 +29,9 @@ static CtlStatus set_mode(const char *mode, const char *sentence) {
 
         /* SetMode returns nothing: on success the mode in force is the one asked for. */
         o = json_object_new_object();
-        r = o ? json_add_string(o, "mode", mode) : -ENOMEM;
+        r = o ? json_add_schema(o, "mode") : -ENOMEM;
+        if (r >= 0)
+                r = json_add_string(o, "mode", mode);
         if (r >= 0)
                 r = ctl_print_json(o, true);
         return r < 0 ? ctl_failed(r, "cannot print the JSON output") : CTL_OK;

@@ -42,7 +42,9 @@ static int print_change(const char *name, const char *old, const char *new, cons
                 snprintf(iso, sizeof(iso), "%s.%03ldZ", t, ts.tv_nsec / 1000000);
 
                 o = json_object_new_object();
-                r = o ? json_add_string(o, "time", iso) : -ENOMEM;
+                r = o ? json_add_schema(o, "knob-changed") : -ENOMEM;
+                if (r >= 0)
+                        r = json_add_string(o, "time", iso);
                 if (r >= 0)
                         r = json_add_string(o, "name", name);
                 if (r >= 0)

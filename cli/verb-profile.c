@@ -176,7 +176,8 @@ static int show_json(const char *name, const ProfileDetails *d) {
 
         if (!o)
                 return -ENOMEM;
-        if ((r = json_add_string(o, "name", name)) < 0 ||
+        if ((r = json_add_schema(o, "profile-show")) < 0 ||
+            (r = json_add_string(o, "name", name)) < 0 ||
             (r = json_add_string(o, "path", d->path)) < 0 ||
             (r = json_add_string(o, "description", d->description)) < 0)
                 return r;
@@ -271,7 +272,9 @@ static CtlStatus profile_set(sd_bus *bus, const char *name) {
         }
 
         o = json_object_new_object();
-        r = o ? json_add_string(o, "profile", active ?: name) : -ENOMEM;
+        r = o ? json_add_schema(o, "profile-set") : -ENOMEM;
+        if (r >= 0)
+                r = json_add_string(o, "profile", active ?: name);
         if (r >= 0)
                 r = json_add_string(o, "profile_path", active_path);
         if (r >= 0)
@@ -302,7 +305,9 @@ static CtlStatus profile_release(sd_bus *bus) {
                 return CTL_OK;
         }
         o = json_object_new_object();
-        r = o ? json_add_string(o, "profile", active) : -ENOMEM;
+        r = o ? json_add_schema(o, "profile-release") : -ENOMEM;
+        if (r >= 0)
+                r = json_add_string(o, "profile", active);
         if (r >= 0)
                 r = json_add_string(o, "active_rule", rule && rule[0] ? rule : NULL);
         if (r >= 0)

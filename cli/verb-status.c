@@ -124,7 +124,8 @@ static int build_json(const Properties *p, const OriginCount *c, size_t n_c, con
 
         if (!o)
                 return -ENOMEM;
-        if ((r = json_add_string(o, "version", p->version)) < 0 ||
+        if ((r = json_add_schema(o, "status")) < 0 ||
+            (r = json_add_string(o, "version", p->version)) < 0 ||
             (r = json_add_string(o, "profile", p->profile)) < 0 ||
             (r = json_add_string(o, "profile_path", p->profile_path)) < 0 ||
             (r = json_add_string(o, "mode", p->mode)) < 0 ||

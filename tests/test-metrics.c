@@ -88,6 +88,39 @@ START_TEST(test_metrics_counters_and_load) {
 }
 END_TEST
 
+/* Per-queue statistics: one counter family per statistic, only what the kernel sent. */
+START_TEST(test_metrics_queue_stats_only_what_kernel_sent) {
+        QueueStats rx = { .ifindex = 4, .kind = QUEUE_RX, .id = 0 }, tx = { .ifindex = 4, .kind = QUEUE_TX, .id = 1 };
+        const MetricsQueueStats rows[] = {
+                { "eth0", 8193, &rx },
+                { "eth0", 0, &tx },
+        };
+        MetricsInput in = { .queue_stats = rows, .n_queue_stats = ELEMENTSOF(rows) };
+
+        rx.has[QSTAT_PACKETS] = rx.has[QSTAT_BYTES] = true;
+        rx.value[QSTAT_PACKETS] = 52240;
+        rx.value[QSTAT_BYTES] = UINT64_MAX;
+        tx.has[QSTAT_PACKETS] = tx.has[QSTAT_STOP] = true;
+        tx.value[QSTAT_PACKETS] = 7;
+        tx.value[QSTAT_STOP] = 0;
+        _cleanup_(freep) char *t = format(&in);
+
+        assert_has(t, "# TYPE netpolld_queue_packets_total counter\n"
+                      "netpolld_queue_packets_total{device=\"eth0\",ifindex=\"4\",queue_type=\"rx\",queue_id=\"0\","
+                      "napi_id=\"8193\"} 52240\n"
+                      "netpolld_queue_packets_total{device=\"eth0\",ifindex=\"4\",queue_type=\"tx\",queue_id=\"1\","
+                      "napi_id=\"\"} 7\n");
+        assert_has(t, "netpolld_queue_bytes_total{device=\"eth0\",ifindex=\"4\",queue_type=\"rx\",queue_id=\"0\","
+                      "napi_id=\"8193\"} 18446744073709551615\n");
+        assert_has(t, "netpolld_queue_stop_total{device=\"eth0\",ifindex=\"4\",queue_type=\"tx\",queue_id=\"1\","
+                      "napi_id=\"\"} 0\n");
+        /* Not sent: no sample, not a zero. */
+        ck_assert_ptr_null(strstr(t, "netpolld_queue_bytes_total{device=\"eth0\",ifindex=\"4\",queue_type=\"tx\""));
+        ck_assert_ptr_null(strstr(t, "netpolld_queue_wake_total{"));
+        assert_has(t, "# TYPE netpolld_queue_wake_total counter\n");
+}
+END_TEST
+
 START_TEST(test_metrics_every_family_has_help_and_type) {
         static const char *const families[][2] = {
                 { "netpolld_knob_supported", "gauge" },
@@ -100,6 +133,11 @@ START_TEST(test_metrics_every_family_has_help_and_type) {
                 { "netpolld_cpu_runnable_tasks", "gauge" },
                 { "netpolld_cpu_pressure_some_ratio", "gauge" },
                 { "netpolld_cpu_time_squeeze_total", "counter" },
+                { "netpolld_queue_packets_total", "counter" },
+                { "netpolld_queue_bytes_total", "counter" },
+                { "netpolld_queue_alloc_fail_total", "counter" },
+                { "netpolld_queue_hw_gso_wire_bytes_total", "counter" },
+                { "netpolld_queue_wake_total", "counter" },
         };
         MetricsInput in = {};
         _cleanup_(freep) char *t = format(&in);
@@ -126,6 +164,7 @@ static Suite *metrics_suite(void) {
         tcase_add_test(tc, test_metrics_knobs_in_base_units);
         tcase_add_test(tc, test_metrics_escapes_label_values);
         tcase_add_test(tc, test_metrics_counters_and_load);
+        tcase_add_test(tc, test_metrics_queue_stats_only_what_kernel_sent);
         tcase_add_test(tc, test_metrics_every_family_has_help_and_type);
         suite_add_tcase(s, tc);
         return s;

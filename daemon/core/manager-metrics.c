@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * manager-metrics.c: gathers what GetMetrics and the metrics file export
- * (knobs, controller decisions, busy-poll packets, queues, per-CPU load)
+ * (knobs, controller decisions, busy-poll packets, queues, per-CPU load,
+ * per-queue statistics)
  * into the plain structs of sensing/metrics.h and has them formatted.
  * Reads only: like ListKnobs and ListIrqs it never changes owner state.
  */
@@ -9,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 #include "macro.h"
 #include "metrics.h"
 #include "monitor-parse.h"
+#include "netdev-genl.h"
 #include "strv.h"
 #include "sysroot.h"
 
@@ -174,7 +177,72 @@ static int gather_queues(Manager *m, IrqRow **ret_rows, size_t *ret_n, MetricsQu
         return 0;
 }
 
+typedef struct QueueStatsGather {
+        QueueStats *stats;
+        size_t n;
+        MetricsQueueStats *rows;
+        char (*names)[IF_NAMESIZE];
+} QueueStatsGather;
+
+static void queue_stats_gather_done(QueueStatsGather *q) {
+        free(q->stats);
+        free(q->rows);
+        free(q->names);
+}
+
+/* The NAPI instance of a queue as queue-get tells it (0 when unknown). */
+static uint32_t queue_napi(const NetdevQueue *queues, size_t n, const QueueStats *s) {
+        for (size_t i = 0; i < n; i++)
+                if (queues[i].kind == s->kind && queues[i].id == s->id)
+                        return queues[i].napi_id;
+        return 0;
+}
+
+/*
+ * Every queue of this namespace's interfaces that keep statistics. Best
+ * effort: a kernel or driver without them leaves the families empty.
+ */
+static int gather_queue_stats(Manager *m, QueueStatsGather *g) {
+        int r;
+
+        if (m->qstats_unavailable)
+                return 0;
+        if (!m->qstats_genl) {
+                r = netdev_genl_open(&m->qstats_genl, 0);
+                if (r == -EOPNOTSUPP)
+                        m->qstats_unavailable = true;
+                if (r < 0)
+                        return 0;
+        }
+        r = netdev_genl_qstats(m->qstats_genl, 0, &g->stats, &g->n);
+        if (r < 0) {
+                g->n = 0;
+                return r == -ENOMEM ? r : 0;
+        }
+        g->rows = calloc(MAX(g->n, (size_t)1), sizeof(MetricsQueueStats));
+        g->names = calloc(MAX(g->n, (size_t)1), IF_NAMESIZE);
+        if (!g->rows || !g->names)
+                return -ENOMEM;
+        for (size_t i = 0; i < g->n;) {
+                _cleanup_(freep) NetdevQueue *queues = NULL;
+                int ifindex = g->stats[i].ifindex;
+                size_t nq = 0, j;
+
+                if (!if_indextoname((unsigned)ifindex, g->names[i]))
+                        g->names[i][0] = '\0';
+                if (netdev_genl_queues(m->qstats_genl, ifindex, &queues, &nq) < 0)
+                        nq = 0;
+                /* The dump answers device by device: handle this device's run of queues. */
+                for (j = i; j < g->n && g->stats[j].ifindex == ifindex; j++)
+                        g->rows[j] = (MetricsQueueStats){ .device = g->names[i], .stats = &g->stats[j],
+                                                          .napi_id = queue_napi(queues, nq, &g->stats[j]) };
+                i = j;
+        }
+        return 0;
+}
+
 int manager_metrics(Manager *m, char **ret) {
+        _cleanup_(queue_stats_gather_done) QueueStatsGather qs = {};
         _cleanup_(freep) MetricsKnob *knobs = NULL;
         _cleanup_(freep) MetricsCpu *cpus = NULL;
         _cleanup_(freep) MetricsQueue *queues = NULL;
@@ -200,6 +268,11 @@ int manager_metrics(Manager *m, char **ret) {
         if (read_proc_file(m->sysroot, "/proc/net/netstat", &netstat) >= 0 &&
             netstat_field_parse(netstat, "TcpExt", "BusyPollRxPackets", &in.busy_poll_rx_packets) >= 0)
                 in.has_busy_poll_rx = true;
+        r = gather_queue_stats(m, &qs);
+        if (r < 0)
+                return r;
+        in.queue_stats = qs.rows;
+        in.n_queue_stats = qs.n;
         r = gather_queues(m, &rows, &n_rows, &queues);
         if (r >= 0) {
                 in.queues = queues;

@@ -18,6 +18,7 @@
 #include "conf-parser.h"
 #include "irqpin.h"
 #include "napi-backend.h"
+#include "netdev-genl.h"
 #include "log.h"
 #include "manager-internal.h"
 #include "strv.h"
@@ -73,6 +74,7 @@ Manager *manager_free(Manager *m) {
         if (m->napi)
                 knob_set_napi_source(NULL);
         napi_backend_free(m->napi);
+        netdev_genl_free(m->qstats_genl);
         sd_event_source_disable_unref(m->ownership_timer);
         sd_event_source_disable_unref(m->metrics_timer);
         sd_bus_flush_close_unref(m->bus);

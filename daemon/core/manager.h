@@ -44,6 +44,7 @@ typedef struct Adapter Adapter;
 typedef struct IrqPin IrqPin;
 typedef struct NapiBackend NapiBackend;
 typedef struct RuleRunner RuleRunner;
+typedef struct NetdevGenl NetdevGenl;
 
 typedef struct ManagerOptions {
         const char *config_path;      /* NULL: the default file */
@@ -86,6 +87,8 @@ struct Manager {
         LiveSocks live;   /* sockets a busy-read yield moved (manager-livesock.c) */
         bool live_ptrace; /* CAP_SYS_PTRACE kept at start for live sockets */
         RuleRunner *rules; /* workload rules (manager-rules.c); NULL until manager_follow_rules() */
+        NetdevGenl *qstats_genl; /* per-queue statistics for the metrics, opened on first use */
+        bool qstats_unavailable; /* the kernel has no netdev family: stop asking */
 };
 
 int manager_new(Manager **ret, const ManagerOptions *o);

@@ -29,6 +29,7 @@
 enum {
         NETDEV_CMD_QUEUE_GET = 10,
         NETDEV_CMD_NAPI_GET = 11,
+        NETDEV_CMD_QSTATS_GET = 12,
         NETDEV_CMD_NAPI_SET = 14,
 };
 
@@ -49,7 +50,16 @@ enum {
         NETDEV_A_QUEUE_NAPI_ID = 4,
 };
 
-#define ATTR_MAX 16 /* above every attribute we read; newer ones are ignored */
+enum {
+        NETDEV_A_QSTATS_IFINDEX = 1,
+        NETDEV_A_QSTATS_QUEUE_TYPE = 2, /* 0 rx, 1 tx */
+        NETDEV_A_QSTATS_QUEUE_ID = 3,
+        NETDEV_A_QSTATS_SCOPE = 4, /* a bit set; 1: per queue */
+        /* the statistics themselves: qstat.c */
+};
+#define NETDEV_QSTATS_SCOPE_QUEUE 1
+
+#define ATTR_MAX 48 /* above every attribute we read; newer ones are ignored */
 
 static const int napi_attr[_NAPI_KNOB_MAX] = {
         [NAPI_KNOB_DEFER_HARD_IRQS] = NETDEV_A_NAPI_DEFER_HARD_IRQS,
@@ -351,6 +361,93 @@ int netdev_genl_queue_napi(NetdevGenl *g, int ifindex, QueueKind kind, unsigned 
                         return 0;
                 }
         return -ENOENT;
+}
+
+/* ---- per-queue statistics ------------------------------------------------ */
+
+typedef struct QstatsList {
+        QueueStats *v;
+        size_t n;
+} QstatsList;
+
+/* 1: a queue's statistics in *ret; 0: a queue type newer than this code. */
+static int parse_qstats_tb(struct nlattr **tb, QueueStats *ret) {
+        QueueStats q = {};
+        uint32_t ifindex, type, id;
+        int r;
+
+        if (get_u32(tb[NETDEV_A_QSTATS_IFINDEX], &ifindex) <= 0 || ifindex == 0 || ifindex > INT32_MAX ||
+            get_u32(tb[NETDEV_A_QSTATS_QUEUE_TYPE], &type) <= 0 || get_u32(tb[NETDEV_A_QSTATS_QUEUE_ID], &id) <= 0)
+                return -EBADMSG; /* a device-scope answer to a per-queue request, or garbage */
+        if (type > 1)
+                return 0;
+        q.ifindex = (int)ifindex;
+        q.kind = type == 0 ? QUEUE_RX : QUEUE_TX;
+        q.id = id;
+        for (Qstat s = 0; s < _QSTAT_MAX; s++) {
+                int attr = qstat_attr(s, q.kind);
+                if (attr == 0 || attr > ATTR_MAX)
+                        continue;
+                r = get_uint(tb[attr], &q.value[s]);
+                if (r < 0)
+                        return r;
+                q.has[s] = r > 0;
+        }
+        *ret = q;
+        return 1;
+}
+
+int netdev_genl_qstats_parse(struct nlmsghdr *h, QueueStats *ret) {
+        struct nlattr *tb[ATTR_MAX + 1];
+        int r;
+
+        if (!h || !ret)
+                return -EINVAL;
+        if (!genlmsg_valid_hdr(h, 0))
+                return -EBADMSG;
+        r = genlmsg_parse(h, 0, tb, ATTR_MAX, NULL);
+        if (r < 0)
+                return -EBADMSG;
+        return parse_qstats_tb(tb, ret);
+}
+
+static int parse_qstats(struct nlattr **tb, void *userdata) {
+        QstatsList *l = userdata;
+        QueueStats q, *a;
+        int r;
+
+        r = parse_qstats_tb(tb, &q);
+        if (r <= 0)
+                return r;
+        a = reallocarray(l->v, l->n + 1, sizeof(QueueStats));
+        if (!a)
+                return -ENOMEM;
+        l->v = a;
+        l->v[l->n++] = q;
+        return 0;
+}
+
+int netdev_genl_qstats(NetdevGenl *g, int ifindex, QueueStats **ret, size_t *ret_n) {
+        _cleanup_(nlmsg_freep) struct nl_msg *msg = NULL;
+        QstatsList l = {};
+        int r;
+
+        if (ifindex < 0 || !ret || !ret_n)
+                return -EINVAL;
+        r = new_request(g, NETDEV_CMD_QSTATS_GET, true, &msg);
+        if (r < 0)
+                return r;
+        if ((ifindex > 0 && nla_put_u32(msg, NETDEV_A_QSTATS_IFINDEX, (uint32_t)ifindex) < 0) ||
+            nla_put_u32(msg, NETDEV_A_QSTATS_SCOPE, NETDEV_QSTATS_SCOPE_QUEUE) < 0)
+                return -ENOMEM;
+        r = transact(g, msg, parse_qstats, &l);
+        if (r < 0) {
+                free(l.v);
+                return r;
+        }
+        *ret = l.v;
+        *ret_n = l.n;
+        return 0;
 }
 
 /* ---- NAPI instances ------------------------------------------------------ */

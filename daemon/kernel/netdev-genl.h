@@ -3,7 +3,8 @@
  * netdev-genl.h: a client of the kernel's "netdev" generic netlink family
  * (Documentation/netlink/specs/netdev.yaml): which NAPI instance serves each
  * queue (queue-get), each NAPI instance's IRQ and settings (napi-get), and
- * changing them (napi-set, kernel 6.13+). Synchronous requests on a
+ * changing them (napi-set, kernel 6.13+); per-queue statistics (qstats-get,
+ * 6.10+). Synchronous requests on a
  * blocking socket; no logging. Errors are negative errno: -EOPNOTSUPP when
  * the kernel lacks the family or the operation, -ENOENT for an unknown NAPI
  * instance (also one of another network namespace), -ENODEV for an unknown
@@ -17,6 +18,9 @@
 
 #include "interrupts.h"
 #include "napi.h"
+#include "qstat.h"
+
+struct nlmsghdr;
 
 typedef struct NetdevGenl NetdevGenl;
 
@@ -74,3 +78,20 @@ int netdev_genl_napi_set(NetdevGenl *g, uint32_t napi_id, NapiKnob knob, uint64_
  */
 int netdev_genl_parse_queues(const void *buf, size_t len, NetdevQueue **ret, size_t *ret_n);
 int netdev_genl_parse_napis(const void *buf, size_t len, NapiInfo **ret, size_t *ret_n);
+
+/*
+ * Per-queue statistics (qstats-get, scope queue) of one interface, or of
+ * every interface of the namespace that has them when ifindex is 0; caller
+ * frees. -EOPNOTSUPP: the driver of that interface keeps none (veth,
+ * Linux 6.18), or the kernel lacks qstats-get. A whole dump leaves out
+ * interfaces without statistics. Statistics the driver does not keep are
+ * absent (has[] false), never zero.
+ */
+int netdev_genl_qstats(NetdevGenl *g, int ifindex, QueueStats **ret, size_t *ret_n);
+/*
+ * One qstats-get reply (a generic netlink message of the netdev family)
+ * into *ret: 1, or 0 for a queue type this code does not know, or
+ * -EBADMSG when the queue's identity is missing or an attribute has the
+ * wrong size. For tests; netdev_genl_qstats() uses it.
+ */
+int netdev_genl_qstats_parse(struct nlmsghdr *h, QueueStats *ret);

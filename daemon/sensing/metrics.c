@@ -89,6 +89,32 @@ static void knob_family(FILE *f, const MetricsInput *in, MetricsKnobKind kind, c
         }
 }
 
+static void queue_stats_families(FILE *f, const MetricsInput *in) {
+        char name[80], help[256], v[32], ifindex[16], id[16], napi[16];
+
+        for (Qstat s = 0; s < _QSTAT_MAX; s++) {
+                snprintf(name, sizeof(name), "netpolld_queue_%s_total", qstat_name(s));
+                snprintf(help, sizeof(help), "%s Per queue, from the kernel's netdev qstats; absent where the "
+                         "driver keeps no such count.", qstat_help(s));
+                family(f, name, "counter", help);
+                for (size_t i = 0; i < in->n_queue_stats; i++) {
+                        const MetricsQueueStats *q = &in->queue_stats[i];
+                        if (!q->stats->has[s])
+                                continue;
+                        snprintf(ifindex, sizeof(ifindex), "%d", q->stats->ifindex);
+                        snprintf(id, sizeof(id), "%u", q->stats->id);
+                        if (q->napi_id > 0)
+                                snprintf(napi, sizeof(napi), "%" PRIu32, q->napi_id);
+                        else
+                                napi[0] = '\0';
+                        sample(f, name, u64(v, sizeof(v), q->stats->value[s]),
+                               (const char *const[]){ "device", q->device ? q->device : "", "ifindex", ifindex,
+                                                      "queue_type", q->stats->kind == QUEUE_RX ? "rx" : "tx",
+                                                      "queue_id", id, "napi_id", napi, NULL });
+                }
+        }
+}
+
 static void write_all(FILE *f, const MetricsInput *in) {
         char v[32], a[32], b[32];
 
@@ -157,6 +183,7 @@ static void write_all(FILE *f, const MetricsInput *in) {
                 sample(f, "netpolld_cpu_time_squeeze_total", u64(v, sizeof(v), in->cpus[i].time_squeeze),
                        (const char *const[]){ "cpu", a, NULL });
         }
+        queue_stats_families(f, in);
 }
 
 int metrics_format(const MetricsInput *in, char **ret) {

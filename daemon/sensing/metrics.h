@@ -17,6 +17,8 @@
  *   netpolld_cpu_runnable_tasks{cpu}            gauge, tasks waiting for the CPU
  *   netpolld_cpu_pressure_some_ratio            gauge, PSI cpu "some" share of the last interval
  *   netpolld_cpu_time_squeeze_total{cpu}        counter, softnet_stat time_squeeze
+ *   netpolld_queue_<stat>_total{device,ifindex,queue_type,queue_id,napi_id}  counter, one family
+ *                                               per statistic of qstat.h (netdev qstats-get)
  * A family whose source is missing keeps its HELP and TYPE and has no samples.
  */
 #pragma once
@@ -24,6 +26,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "qstat.h"
 
 typedef enum MetricsKnobKind {
         METRICS_KNOB_COUNT,
@@ -55,6 +59,12 @@ typedef struct MetricsQueue {
         const char *cpus, *rps_cpus, *xps_cpus, *state;
 } MetricsQueue;
 
+typedef struct MetricsQueueStats {
+        const char *device;      /* the interface's name, "" when unknown */
+        uint32_t napi_id;        /* the queue's NAPI instance, 0: none known (label "") */
+        const QueueStats *stats; /* a statistic the kernel did not send gets no sample */
+} MetricsQueueStats;
+
 typedef struct MetricsCpu {
         unsigned cpu;
         uint64_t runnable_milli;
@@ -71,6 +81,8 @@ typedef struct MetricsInput {
         uint64_t busy_poll_rx_packets;
         const MetricsQueue *queues;
         size_t n_queues;
+        const MetricsQueueStats *queue_stats;
+        size_t n_queue_stats;
         const MetricsCpu *cpus; /* online CPUs */
         size_t n_cpus;
         bool has_psi;

@@ -8,7 +8,8 @@
 # Cases: discovery through `netpollctl irq` (table and --json), RPS/XPS
 # written as planned, a veth created while netpolld runs, per-NAPI values
 # set and read back (also straight from the kernel over generic netlink),
-# a --dry-run daemon writing nothing, a profile switch that hands the
+# a --dry-run daemon writing nothing, the metrics on real devices (queue
+# rows, per-queue statistics where the kernel keeps them), a profile switch that hands the
 # devices back, restore on SIGTERM, journal replay after kill -9 (also of
 # per-NAPI values, journaled as "napi:" entries), and
 # finally that nothing else on the host changed. Speaks TAP; needs root.
@@ -56,6 +57,7 @@ add_veth() {
 # ---------------------------------------------------------------- the kernel's view
 
 NAPI_DUMP=$LIB_DIR/napi-dump.py # the kernel's per-NAPI values, read without netpolld's code
+QSTATS_DUMP=$LIB_DIR/qstats-dump.py # the kernel's per-queue statistics, the same way
 
 
 # kernel_napi DEV: the napi-dump lines of DEV's NAPI instances.
@@ -401,6 +403,13 @@ kill_after_apply() {
         start_daemon || return 1
         irq_refresh || return 1
         expect_steered "$DEV0"
+        # The --json rows of real devices against their schema (netpollctl(8), OUTPUT).
+        if python3 -c 'import jsonschema' 2>/dev/null; then
+                local errors
+                ctl --json irq
+                errors=$(python3 "$LIB_DIR/json-validate.py" "$NETPOLLD_SOURCE_ROOT/docs/schema/netpollctl-irq.v1.json" \
+                        <<<"$OUT" 2>&1) || fail "netpollctl --json irq does not match its schema:" "$errors" "$OUT"
+        fi
         kill -KILL "$DAEMON_PID"
         { wait "$DAEMON_PID"; } 2>/dev/null
         DAEMON_PID=
@@ -597,6 +606,82 @@ case_reads_change_nothing() {
         expect_eq "queue files after the stop" "$(dev_files "$DEV0" "$DEVU")" "$ORIG_FILES"
 }
 
+# The metrics on real devices: queue_info rows for the steered veth with the
+# kernel's NAPI id; per-queue statistics exactly where the kernel keeps them
+# (absent for a veth when the kernel has none for it, never zero), each
+# value between two reads of the kernel's own before and after. Every other
+# device is only read.
+case_metrics_real_devices() {
+        local ifindex0 before after line ifx type id name v lo hi got n=0 devname
+        start_daemon || return
+        ifindex0=$(cat "/sys/class/net/$DEV0/ifindex")
+        before=$(python3 "$QSTATS_DUMP") || { fail "qstats-dump.py failed: $before"; return; }
+        ctl metrics
+        expect_rc 0
+        local metrics=$OUT
+        after=$(python3 "$QSTATS_DUMP")
+        if command -v promtool >/dev/null; then
+                local lint
+                lint=$(promtool check metrics <<<"$metrics" 2>&1) || fail "promtool check metrics:" "$lint"
+                [ -z "$lint" ] || fail "promtool check metrics:" "$lint"
+        fi
+        expect_contains "queue_info of $DEV0 rx-0" "$metrics" \
+                "netpolld_queue_info{device=\"$DEV0\",queue=\"rx-0\",napi_id=\"$NAPI0\",irq=\"\","
+        expect_contains "queue_info of $DEV0 tx-0" "$metrics" "netpolld_queue_info{device=\"$DEV0\",queue=\"tx-0\","
+        grep -qE "^netpolld_queue_info\{device=\"$DEV0\",queue=\"rx-0\",.*state=\"applied\"\} 1\$" <<<"$metrics" ||
+                fail "$DEV0 rx-0 is not applied in queue_info:" "$(grep "$DEV0" <<<"$metrics")"
+        grep -q "^netpolld_queue_info{device=\"$DEVU\",queue=\"rx-0\",.*state=\"unmanaged\"" <<<"$metrics" ||
+                fail "$DEVU (not in [irq]) has no unmanaged queue_info row:" "$(grep "$DEVU" <<<"$metrics")"
+
+        python3 "$QSTATS_DUMP" "$ifindex0" >/dev/null
+        case $? in
+        3)
+                diag "the kernel keeps no per-queue statistics for veth $DEV0 (EOPNOTSUPP)"
+                grep -E "^netpolld_queue_[a-z_]+_total\{device=\"$DEV0\"" <<<"$metrics" &&
+                        fail "statistics for $DEV0, which the kernel does not keep"
+                ;;
+        0) diag "the kernel keeps per-queue statistics for veth $DEV0: checked with the rest below" ;;
+        *) fail "qstats-dump.py $ifindex0 failed" ;;
+        esac
+
+        # Every statistic the kernel reported, before and after, is in the metrics, in between.
+        while read -r ifx type id name v; do
+                hi=$(awk -v k="$ifx $type $id $name" 'index($0, k " ") == 1 { print $5 }' <<<"$after")
+                [ -n "$hi" ] || continue # the queue went away meanwhile
+                lo=$v
+                devname=$(ip -o link show | awk -F': ' -v i="$ifx" '$1 == i { sub(/@.*/, "", $2); print $2 }')
+                line="netpolld_queue_${name}_total{device=\"$devname\",ifindex=\"$ifx\",queue_type=\"$type\",queue_id=\"$id\","
+                got=$(grep -F "$line" <<<"$metrics" | awk '{ print $NF }')
+                if [ -z "$got" ] || [ "$(wc -l <<<"$got")" != 1 ]; then
+                        fail "no single sample $line...} (kernel: $lo..$hi)" "$(grep -F "ifindex=\"$ifx\"" <<<"$metrics")"
+                        continue
+                fi
+                if ! python3 -c 'import sys; a, g, b = map(int, sys.argv[1:]); sys.exit(not a <= g <= b)' "$lo" "$got" "$hi"; then
+                        fail "$line...} is $got, the kernel said $lo before and $hi after"
+                fi
+                n=$((n + 1))
+        done <<<"$before"
+        # And nothing the kernel did not report.
+        local extra
+        extra=$(grep -E '^netpolld_queue_[a-z_]+_total\{' <<<"$metrics" | while read -r line; do
+                name=${line#netpolld_queue_}
+                name=${name%%_total\{*}
+                ifx=$(sed -E 's/.*ifindex="([0-9]+)".*/\1/' <<<"$line")
+                type=$(sed -E 's/.*queue_type="([a-z]+)".*/\1/' <<<"$line")
+                id=$(sed -E 's/.*queue_id="([0-9]+)".*/\1/' <<<"$line")
+                grep -q "^$ifx $type $id $name " <<<"$before$NL$after" || echo "$line"
+        done)
+        [ -z "$extra" ] || fail "samples the kernel did not report:" "$extra"
+        if [ "$n" = 0 ]; then
+                skip "no device in this namespace has per-queue statistics: only their absence was checked"
+        else
+                diag "$n per-queue statistics compared with the kernel's: $(cut -d' ' -f1 <<<"$before" | sort -u | tr '\n' ' ')"
+        fi
+        stop_daemon TERM
+        expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
+}
+NL=$'\n'
+
 case_host_untouched() {
         local now d
         [ -n "$HOST_BEFORE" ] || { fail "no record of the host's state from the setup"; return; }
@@ -641,5 +726,7 @@ run_case "a mask changed by hand is not written over when netpolld stops" case_s
 run_case "steering and per-NAPI changes are signalled; a per-NAPI outside change is left alone" \
         case_changes_signalled_for_every_kind
 run_case "unprivileged reads change no state" case_reads_change_nothing
+run_case "metrics on real devices: queue_info of the veth, per-queue statistics as the kernel keeps them" \
+        case_metrics_real_devices
 run_case "nothing else on the host changed" case_host_untouched
 tap_done

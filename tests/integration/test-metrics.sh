@@ -50,7 +50,9 @@ case_every_family_documented() {
         local f
         for f in knob_supported:gauge knob_seconds:gauge knob_value:gauge knob_cpus:gauge \
                 controller_decisions_total:counter busy_poll_rx_packets_total:counter queue_info:gauge \
-                cpu_runnable_tasks:gauge cpu_pressure_some_ratio:gauge cpu_time_squeeze_total:counter; do
+                cpu_runnable_tasks:gauge cpu_pressure_some_ratio:gauge cpu_time_squeeze_total:counter \
+                queue_packets_total:counter queue_bytes_total:counter queue_hw_drops_total:counter \
+                queue_stop_total:counter queue_wake_total:counter; do
                 expect_contains "HELP of ${f%%:*}" "$OUT" "# HELP netpolld_${f%%:*} "
                 expect_contains "TYPE of ${f%%:*}" "$OUT" "# TYPE netpolld_${f%%:*} ${f#*:}"
         done
@@ -154,7 +156,7 @@ case_metrics_file() {
         for ((i = 0; i < 150; i++)); do
                 text=$(cat "$f")
                 case $text in
-                "# HELP netpolld_knob_supported "*'# TYPE netpolld_cpu_time_squeeze_total counter'*) ;;
+                "# HELP netpolld_knob_supported "*'# TYPE netpolld_queue_wake_total counter'*) ;;
                 *) fail "a partial metrics file was read:" "$text"; break ;;
                 esac
                 sleep 0.02
