@@ -192,8 +192,11 @@ START_TEST(test_sockscan_inet_inodes_once_per_network_namespace) {
         tu_write(proc, "100/net/tcp6", t2, 0644);
         tu_write(proc, "100/net/udp", t3, 0644);
         /* no udp6 there (a kernel without IPv6 has none) */
-        fixture_process(proc, "101", "net:[4026531840]"); /* the same namespace: its files are not read */
-        tu_write(proc, "101/net/tcp", TCP_HEADER TCP_ROW("999"), 0644);
+        /* The same namespace shows the same files (whichever of 100 and 101 the directory lists first is read). */
+        fixture_process(proc, "101", "net:[4026531840]");
+        tu_write(proc, "101/net/tcp", t1, 0644);
+        tu_write(proc, "101/net/tcp6", t2, 0644);
+        tu_write(proc, "101/net/udp", t3, 0644);
         fixture_process(proc, "200", "net:[4026532000]");
         tu_write(proc, "200/net/tcp", TCP_HEADER TCP_ROW("42"), 0644);
         tu_write(proc, "200/net/udp6", TCP_HEADER TCP_ROW("42"), 0644);
