@@ -123,18 +123,28 @@ case_traffic() {
 }
 
 QUIET=yes
-case_other_cpu_keeps_polling() {
+# CPU 1's runnable depth as GetLoad reports it (x1000, rounded), empty when unknown
+cpu1_runnable_milli() {
+        get_load | awk '$1 == 1 { printf "%d\n", $2 * 1000 + 0.5 }'
+}
+cpu1_waits() { local v; v=$(cpu1_runnable_milli); [ -n "$v" ] && [ "$v" -ge 500 ]; }
+
+# A CPU-bound task on CPU 1, where the server runs: the server now waits there,
+# and the per-task signal must put that waiting on CPU 1 (GetLoad). Whether
+# busy polling on CPU 0 yields is not asserted here: unpinned tasks the hog
+# pushes off CPU 1 (netpolld itself, this script) then wait behind the poller
+# on CPU 0, which is what the objective counts (fixture tests check that
+# waiting on another CPU alone does not count: tests/test-monitor.c).
+case_server_cpu_waits() {
         need_daemon || return
         [ "$QUIET" = yes ] || { skip "no quiet baseline"; return; }
         local hog
-        # A CPU-bound task on CPU 1: the server waits there, the client on CPU 0 does not.
         taskset -c 1 sh -c 'while :; do :; done' &
         hog=$!
         STARTED_PIDS+=("$hog")
-        if wait_for 5 busy_read_is 0; then
-                fail "busy_read dropped to 0 with the CPU-bound task on CPU 1, not the polling CPU" \
-                        "$(tail -n 10 "$LOG")"
-        fi
+        wait_for 5 cpu1_waits ||
+                fail "GetLoad did not show tasks waiting on CPU 1 with a CPU-bound task and the server there" \
+                        "$(get_load)"
         kill_and_wait "$hog"
         # The client's busy polling delivered packets in its own namespace: it paid.
         if log_has "delivered no packet"; then
@@ -197,7 +207,7 @@ case_stop_restores() {
 
 run_case "netpolld applies busy-read/busy-poll 50us and adapts" case_start
 run_case "request/response traffic through veth's NAPI with a quiet baseline" case_traffic
-run_case "a CPU-bound task on the other CPU leaves busy polling on; polling that delivers pays" case_other_cpu_keeps_polling
+run_case "a CPU-bound task on the server's CPU shows as waiting there (GetLoad); polling that delivers pays" case_server_cpu_waits
 run_case "a CPU-bound task on the client's CPU makes netpolld lower busy-read" case_antagonist_lowers
 run_case "busy-read comes back after the task ends" case_antagonist_gone_restores
 run_case "the traffic ran without errors" case_traffic_completed
