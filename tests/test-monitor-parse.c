@@ -153,7 +153,7 @@ START_TEST(test_proc_stat_reads_procs_running_and_online_cpus) {
         ProcStat st;
         bool online[3];
 
-        ck_assert_int_eq(proc_stat_parse(t, &st, online, NULL, 3), 2);
+        ck_assert_int_eq(proc_stat_parse(t, &st, online, 3), 2);
         ck_assert_uint_eq(st.procs_running, 7);
         ck_assert_uint_eq(st.n_online, 2);
         ck_assert_uint_eq(st.cpu_slots, 2);
@@ -166,27 +166,10 @@ START_TEST(test_proc_stat_offline_cpu_leaves_a_hole) {
                         "cpu2 5 0 5 50 0 0 0 0 0 0\nctxt 12\nprocs_running 3\nprocs_blocked 0\n";
         ProcStat st;
         bool online[3];
-        uint64_t idle[3] = { 9, 9, 9 };
 
-        ck_assert_int_eq(proc_stat_parse(t, &st, online, idle, 3), 2);
+        ck_assert_int_eq(proc_stat_parse(t, &st, online, 3), 2);
         ck_assert_uint_eq(st.cpu_slots, 3);
         ck_assert(online[0] && !online[1] && online[2]);
-        /* idle (4th) plus iowait (5th); 0 for the CPU that is not listed */
-        ck_assert_uint_eq(idle[0], 50);
-        ck_assert_uint_eq(idle[1], 0);
-        ck_assert_uint_eq(idle[2], 50);
-}
-END_TEST
-
-START_TEST(test_proc_stat_idle_is_idle_plus_iowait) {
-        const char *t = "cpu  10 0 10 100 0 0 0 0 0 0\ncpu0 1 2 3 40 5 6 7 8 0 0\n"
-                        "cpu1 1 2 3 40\nprocs_running 1\n";
-        ProcStat st;
-        uint64_t idle[2];
-
-        ck_assert_int_eq(proc_stat_parse(t, &st, NULL, idle, 2), 2);
-        ck_assert_uint_eq(idle[0], 45);
-        ck_assert_uint_eq(idle[1], 40); /* a kernel that prints only four columns */
 }
 END_TEST
 
@@ -205,7 +188,7 @@ START_TEST(test_proc_stat_rejects_odd_content) {
         ProcStat st = { .procs_running = 99 };
 
         for (size_t i = 0; i < ELEMENTSOF(bad); i++)
-                ck_assert_msg(proc_stat_parse(bad[i], &st, NULL, NULL, 0) == -EBADMSG, "accepted: %s", bad[i]);
+                ck_assert_msg(proc_stat_parse(bad[i], &st, NULL, 0) == -EBADMSG, "accepted: %s", bad[i]);
         ck_assert_uint_eq(st.procs_running, 99);
 }
 END_TEST
@@ -476,7 +459,6 @@ static Suite *monitor_parse_suite(void) {
         tc = tcase_create("proc_stat");
         tcase_add_test(tc, test_proc_stat_reads_procs_running_and_online_cpus);
         tcase_add_test(tc, test_proc_stat_offline_cpu_leaves_a_hole);
-        tcase_add_test(tc, test_proc_stat_idle_is_idle_plus_iowait);
         tcase_add_test(tc, test_proc_stat_rejects_odd_content);
         suite_add_tcase(s, tc);
 

@@ -31,8 +31,6 @@ struct Adapter {
         uint64_t decisions[_CONTROL_KNOB_MAX][_CONTROL_CAUSE_MAX];
         uint64_t busy_poll_read_us; /* last read of the busy-poll packet counter, 0: none yet */
         int busy_poll_error;        /* -ENODEV once the kernel was found not to count them */
-        uint64_t *cpu_idle_milli;   /* the controller's per-CPU idle input, monitor_n_cpus() entries */
-        size_t n_cpus;
 };
 
 static uint64_t now_ns(void) {
@@ -57,16 +55,9 @@ int adapter_new(Adapter **ret, Manager *m, sd_event *event) {
                 log_warning_errno(a->monitor_error,
                                   "cannot sample CPU and softnet statistics below %s: %m; adaptation is off",
                                   m->sysroot);
-        else {
+        else
                 log_info("run-queue depth from %s%s", monitor_source_name(a->monitor),
                          monitor_uses_psi(a->monitor) ? ", CPU pressure from PSI" : "");
-                a->n_cpus = monitor_n_cpus(a->monitor);
-                a->cpu_idle_milli = calloc(a->n_cpus, sizeof(*a->cpu_idle_milli));
-                if (!a->cpu_idle_milli) {
-                        adapter_free(a);
-                        return -ENOMEM;
-                }
-        }
         *ret = a;
         return 0;
 }
@@ -77,7 +68,6 @@ Adapter *adapter_free(Adapter *a) {
         sd_event_source_disable_unref(a->timer);
         sd_event_unref(a->event);
         monitor_free(a->monitor);
-        free(a->cpu_idle_milli);
         free(a);
         return NULL;
 }
@@ -275,11 +265,6 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         /* Waiting counts on the polling CPUs only (all when poll-cpus is empty); squeezes and drops everywhere. */
         monitor_load(a->monitor, cpuset_is_empty(&cfg->poll_cpus) ? NULL : &cfg->poll_cpus, &load);
         in.runnable_milli = load.runnable_milli_max;
-        in.busiest_cpu = load.busiest_cpu;
-        for (size_t i = 0; i < a->n_cpus; i++)
-                a->cpu_idle_milli[i] = monitor_cpu(a->monitor, i)->idle_milli;
-        in.cpu_idle_milli = a->cpu_idle_milli;
-        in.n_cpus = a->n_cpus;
         monitor_load(a->monitor, NULL, &load);
 
         in.now_us = t / 1000;

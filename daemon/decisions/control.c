@@ -152,17 +152,6 @@ static void update_pay(ControlState *s, const ControlInput *in) {
         }
 }
 
-/*
- * Whether the CPU that was crowded when busy polling yielded has idle time
- * now; true when the caller has no idle figures for it (the waiting alone
- * decides then).
- */
-static bool yield_cpu_idles(const ControlState *s, const ControlInput *in) {
-        if (!in->cpu_idle_milli || s->yield_cpu >= in->n_cpus)
-                return true;
-        return in->cpu_idle_milli[s->yield_cpu] >= CONTROL_RETURN_IDLE_MILLI;
-}
-
 static void step_yield(Step *st, ControlKnob k) {
         const ControlKnobInput *ki = &st->in->knobs[k];
         const AdaptiveConfig *cfg = st->in->cfg;
@@ -192,10 +181,6 @@ static void step_yield(Step *st, ControlKnob k) {
                 emit(st, CONTROL_SET, k, CONTROL_CAUSE_RETRY, target,
                      "busy polling stopped for %s without packets: trying it again",
                      policy_format_usec(off, sizeof(off), unpaid_backoff_us(st->s, cfg)));
-        else if (st->in->cpu_idle_milli && st->s->yield_cpu < st->in->n_cpus)
-                emit(st, CONTROL_SET, k, CONTROL_CAUSE_UNCONTENDED, target,
-                     "runnable %s <= %s for %u samples and CPU %u %" PRIu64 "%% idle: busy polling restored", now,
-                     thr, st->s->load_low, st->s->yield_cpu, st->in->cpu_idle_milli[st->s->yield_cpu] / 10);
         else
                 emit(st, CONTROL_SET, k, CONTROL_CAUSE_UNCONTENDED, target,
                      "runnable %s <= %s for %u samples: busy polling restored", now, thr, st->s->load_low);
@@ -287,10 +272,9 @@ int control_step(ControlState *state, const ControlInput *in, ControlDecision *o
                 state->load_low = inc(state->load_low);
                 state->load_high = 0;
         }
-        if (!state->yielding && state->load_high >= hold) {
+        if (!state->yielding && state->load_high >= hold)
                 state->yielding = true;
-                state->yield_cpu = in->busiest_cpu;
-        } else if (state->yielding && state->load_low >= hold && yield_cpu_idles(state, in))
+        else if (state->yielding && state->load_low >= hold)
                 state->yielding = false;
 
         if (in->squeeze_per_sec > cfg->squeeze_threshold) {

@@ -12,16 +12,10 @@
  *  - busy-poll yield: runnable depth above [runqueue_threshold_milli] for
  *    [hold] samples lowers busy-read and busy-poll to [busy_poll_floor_us]
  *    (only those whose home is above it); at or below the threshold for
- *    [hold] samples brings them home (after [min_dwell_us] since the yield)
- *    once the CPU that was busiest at the yield has idle time again
- *    (cpu_idle_milli >= CONTROL_RETURN_IDLE_MILLI): with busy polling off,
- *    the tasks that crowded the CPU no longer *wait* (the application sleeps
- *    until its packet and is run at once), so the waiting alone would call
- *    them gone while they still fill the CPU. Without idle figures
- *    (cpu_idle_milli NULL) the waiting alone decides, as before.
+ *    [hold] samples brings them home (after [min_dwell_us] since the yield).
  *    With hold 2 and min-dwell 500ms at a 100 ms interval (the latency
  *    profile) that is: yield at the second sample with someone waiting, back
- *    at most 500 ms after the queue drained and the CPU idles. A patched kernel with
+ *    at most 500 ms after the queue drained. A patched kernel with
  *    busy-loop-threshold on (home > 0) already yields per loop: then nothing
  *    is lowered and state.kernel_yields says so.
  *  - busy-poll pay: while busy-read or busy-poll is above the floor and
@@ -72,16 +66,10 @@ typedef struct ControlKnobInput {
         uint64_t home;    /* the profile's value, or the value found at start when the profile sets none */
 } ControlKnobInput;
 
-/* Idle share (x1000) the yield's CPU needs before busy polling comes back: two 10 ms ticks in 100 ms. */
-#define CONTROL_RETURN_IDLE_MILLI 200
-
 typedef struct ControlInput {
         const AdaptiveConfig *cfg;
         uint64_t now_us;          /* monotonic; must not go backwards between steps */
         uint64_t runnable_milli;  /* busiest watched CPU (MonitorLoad.runnable_milli_max) */
-        unsigned busiest_cpu;     /* which CPU that is (MonitorLoad.busiest_cpu) */
-        const uint64_t *cpu_idle_milli; /* per CPU, share of the last interval it was idle x1000; NULL: unknown */
-        size_t n_cpus;                  /* entries of cpu_idle_milli */
         uint64_t squeeze_per_sec; /* summed over the watched CPUs */
         uint64_t drops_per_sec;   /* summed over the watched CPUs */
         bool busy_poll_rx_known;       /* TcpExt BusyPollRxPackets is counted */
@@ -133,8 +121,7 @@ typedef struct ControlDecision {
  * the rest is the controller's own.
  */
 typedef struct ControlState {
-        bool yielding;        /* runnable depth has been high for hold samples (and the CPU not idle since) */
-        unsigned yield_cpu;   /* the busiest CPU when the yield began: its idle time ends the yield */
+        bool yielding;        /* runnable depth has been high for hold samples */
         bool kernel_yields;   /* busy-loop-threshold is on: busy polling is left alone */
         bool squeezing;       /* time_squeeze has been above threshold for hold samples */
         bool backlog_advised; /* the netdev-max-backlog advice was given (once per state) */

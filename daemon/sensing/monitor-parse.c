@@ -235,43 +235,35 @@ int sched_debug_parse(const char *text, SchedDebugCpu *cpus, size_t n) {
         return sched_debug_scan(text, cpus, n);
 }
 
-static int proc_stat_scan(const char *text, ProcStat *ret, bool *online, uint64_t *idle_ticks, size_t n) {
+static int proc_stat_scan(const char *text, ProcStat *ret, bool *online, size_t n) {
         ProcStat st = {};
         bool have_running = false;
         uint64_t last = 0;
         Scan l;
 
-        for (size_t i = 0; i < n; i++) {
-                if (online)
+        if (online)
+                for (size_t i = 0; i < n; i++)
                         online[i] = false;
-                if (idle_ticks)
-                        idle_ticks[i] = 0;
-        }
 
         while (next_line(&text, &l)) {
                 const char *t;
                 size_t tl;
-                uint64_t v, cpu, idle = 0;
+                uint64_t v, cpu;
                 unsigned k = 0;
 
                 if (!scan_token(&l, &t, &tl))
                         return -EBADMSG;
                 if (token_indexed(t, tl, "cpu", &cpu)) {
-                        /* Times per state: user nice system idle iowait irq ...; idle and iowait are idle time. */
-                        for (; !at_end(&l); k++) {
+                        /* Times per state; only the line's presence matters, but it must look like one. */
+                        for (; !at_end(&l); k++)
                                 if (!scan_u64(&l, 10, &v))
                                         return -EBADMSG;
-                                if (k == 3 || k == 4)
-                                        idle = idle > UINT64_MAX - v ? UINT64_MAX : idle + v;
-                        }
                         if (k < 4 || cpu >= UINT_MAX || !cpu_in_order(cpu, &last, (int)st.n_online))
                                 return -EBADMSG;
                         st.n_online++;
                         st.cpu_slots = (unsigned)cpu + 1;
                         if (online && cpu < n)
                                 online[cpu] = true;
-                        if (idle_ticks && cpu < n)
-                                idle_ticks[cpu] = idle;
                 } else if (token_is(t, tl, "procs_running")) {
                         if (have_running || !scan_u64(&l, 10, &st.procs_running) || !at_end(&l))
                                 return -EBADMSG;
@@ -285,15 +277,15 @@ static int proc_stat_scan(const char *text, ProcStat *ret, bool *online, uint64_
         return (int)st.n_online;
 }
 
-int proc_stat_parse(const char *text, ProcStat *ret, bool *online, uint64_t *idle_ticks, size_t n) {
+int proc_stat_parse(const char *text, ProcStat *ret, bool *online, size_t n) {
         int r;
 
-        if (!text || !ret || (!online && !idle_ticks && n > 0))
+        if (!text || !ret || (!online && n > 0))
                 return -EINVAL;
-        r = proc_stat_scan(text, NULL, NULL, NULL, 0);
+        r = proc_stat_scan(text, NULL, NULL, 0);
         if (r < 0)
                 return r;
-        return proc_stat_scan(text, ret, online, idle_ticks, n);
+        return proc_stat_scan(text, ret, online, n);
 }
 
 /* "key=12.34" as 1234. */

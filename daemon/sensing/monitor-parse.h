@@ -52,10 +52,9 @@ typedef struct ProcStat {
 /*
  * /proc/stat: procs_running and the per-CPU "cpuN" lines (other lines are not
  * read). online (may be NULL) gets one flag per CPU below n, like the per-CPU
- * parsers; idle_ticks (may be NULL) each CPU's idle plus iowait time in
- * USER_HZ ticks (0 for a CPU not listed). Returns n_online.
+ * parsers. Returns n_online.
  */
-int proc_stat_parse(const char *text, ProcStat *ret, bool *online, uint64_t *idle_ticks, size_t n);
+int proc_stat_parse(const char *text, ProcStat *ret, bool *online, size_t n);
 
 typedef struct Psi {
         uint64_t some_avg10_centi; /* percent x100 of the last 10 s some task waited for a CPU */

@@ -35,7 +35,6 @@ typedef struct Reading {
         uint64_t now_ns;
         ProcStat stat;
         bool *online;
-        uint64_t *idle_ticks;       /* idle + iowait, USER_HZ ticks */
         SchedstatCpu *schedstat;    /* source schedstat only */
         SchedDebugCpu *sched_debug; /* source sched_debug only */
         SoftnetCpu *softnet;
@@ -47,7 +46,6 @@ struct Monitor {
         MonitorSource source;
         bool psi;
         size_t n_cpus;
-        uint64_t ns_per_tick; /* /proc/stat's unit: 10 ms at USER_HZ 100 */
         StatFile stat, runnable, softnet, softirqs, pressure;
         Reading readings[2];
         Reading *prev, *cur;
@@ -131,7 +129,6 @@ static int stat_file_open_read(StatFile *f, const char *sysroot, const char *pat
 
 static void reading_free(Reading *r) {
         free(r->online);
-        free(r->idle_ticks);
         free(r->schedstat);
         free(r->sched_debug);
         free(r->softnet);
@@ -141,14 +138,13 @@ static void reading_free(Reading *r) {
 
 static int reading_alloc(Reading *r, size_t n, MonitorSource source) {
         r->online = calloc(n, sizeof(*r->online));
-        r->idle_ticks = calloc(n, sizeof(*r->idle_ticks));
         r->softnet = calloc(n, sizeof(*r->softnet));
         r->softirqs = calloc(n, sizeof(*r->softirqs));
         if (source == MONITOR_SOURCE_SCHEDSTAT)
                 r->schedstat = calloc(n, sizeof(*r->schedstat));
         else if (source == MONITOR_SOURCE_SCHED_DEBUG)
                 r->sched_debug = calloc(n, sizeof(*r->sched_debug));
-        if (!r->online || !r->idle_ticks || !r->softnet || !r->softirqs || (source == MONITOR_SOURCE_SCHEDSTAT && !r->schedstat) ||
+        if (!r->online || !r->softnet || !r->softirqs || (source == MONITOR_SOURCE_SCHEDSTAT && !r->schedstat) ||
             (source == MONITOR_SOURCE_SCHED_DEBUG && !r->sched_debug))
                 return -ENOMEM;
         return 0;
@@ -207,11 +203,10 @@ int monitor_new(Monitor **ret, const char *sysroot) {
         r = stat_file_open_read(&m->stat, sysroot, "/proc/stat");
         if (r < 0)
                 return r;
-        r = proc_stat_parse(m->stat.buf, &st, NULL, NULL, 0);
+        r = proc_stat_parse(m->stat.buf, &st, NULL, 0);
         if (r < 0)
                 return r;
         m->n_cpus = st.cpu_slots;
-        m->ns_per_tick = NSEC_PER_SEC / (uint64_t)MAX(sysconf(_SC_CLK_TCK), 1L);
 
         r = stat_file_open_read(&m->softnet, sysroot, "/proc/net/softnet_stat");
         if (r < 0)
@@ -263,7 +258,7 @@ static int read_all(Monitor *m, Reading *rd) {
         r = stat_file_read(&m->stat);
         if (r < 0)
                 return r;
-        r = proc_stat_parse(m->stat.buf, &rd->stat, rd->online, rd->idle_ticks, n);
+        r = proc_stat_parse(m->stat.buf, &rd->stat, rd->online, n);
         if (r < 0)
                 return r;
         r = stat_file_read(&m->softnet);
@@ -344,10 +339,6 @@ static void compute(Monitor *m, const Reading *cur, const Reading *prev) {
                 } else if (c.online)
                         c.runnable_milli = global_milli;
 
-                /* Idle share, x1000: ticks of 10 ms against a 100 ms interval, so in steps of 100. */
-                if (prev && prev->online[i] && c.online)
-                        c.idle_milli = MIN(rate(prev->idle_ticks[i], cur->idle_ticks[i], 1000 * m->ns_per_tick, dt),
-                                           UINT64_C(1000));
                 /* A CPU missing from either reading (offline, just back) has no interval to measure. */
                 if (prev && prev->softnet[i].present && cur->softnet[i].present) {
                         const SoftnetCpu *a = &prev->softnet[i], *b = &cur->softnet[i];
@@ -472,11 +463,7 @@ void monitor_load(const Monitor *m, const CpuSet *cpus, MonitorLoad *ret) {
 
                 if ((cpus && !cpuset_has(cpus, (unsigned)i)) || !c->online)
                         continue;
-                if (c->runnable_milli > l.runnable_milli_max || !l.n_cpus) {
-                        l.runnable_milli_max = c->runnable_milli;
-                        l.busiest_cpu = (unsigned)i;
-                }
-                l.n_cpus++;
+                l.runnable_milli_max = MAX(l.runnable_milli_max, c->runnable_milli);
                 l.squeeze_per_sec += c->squeeze_per_sec;
                 l.drops_per_sec += c->drops_per_sec;
                 l.net_rx_per_sec += c->net_rx_per_sec;

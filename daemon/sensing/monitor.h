@@ -61,8 +61,6 @@ typedef struct MonitorCpu {
         uint64_t processed_per_sec; /* packets, softnet_stat */
         uint64_t drops_per_sec;     /* packets dropped with the backlog full */
         uint64_t squeeze_per_sec;   /* NET_RX runs that ran out of budget with work left */
-        uint64_t idle_milli;        /* share of the interval the CPU was idle (idle + iowait), x1000, in
-                                     * /proc/stat's 10 ms ticks; 0 on the first sample */
 } MonitorCpu;
 
 /* System-wide readings of the last sample. */
@@ -80,8 +78,6 @@ typedef struct MonitorSystem {
 /* Load over a set of CPUs, the controller's input. */
 typedef struct MonitorLoad {
         uint64_t runnable_milli_max; /* the busiest CPU */
-        unsigned busiest_cpu;        /* which CPU that is (the lowest numbered of equals) */
-        unsigned n_cpus;             /* online CPUs counted */
         uint64_t squeeze_per_sec;    /* sums */
         uint64_t drops_per_sec;
         uint64_t net_rx_per_sec;

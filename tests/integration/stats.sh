@@ -17,7 +17,6 @@ STAT_SCHEDSTAT=no
 STAT_PROCS_RUNNING=1    # the sampler itself: nothing waits
 STAT_PSI_SOME_US=0      # PSI cpu "some" total, microseconds
 declare -a STAT_PROCESSED=() STAT_DROPPED=() STAT_SQUEEZE=() STAT_NET_RX=() STAT_NET_TX=() STAT_RUN_DELAY_NS=()
-declare -a STAT_IDLE_US=()  # idle time per CPU since stat_init (proc/stat counts it in 10 ms ticks)
 declare -A STAT_LEN=()  # length of what each file holds
 printf -v STAT_DOMAIN_COUNTS ' %d' {1..36}
 
@@ -30,7 +29,7 @@ stat_init() {
         [ "${2:-}" = schedstat ] && STAT_SCHEDSTAT=yes
         STAT_PROCS_RUNNING=1
         STAT_PSI_SOME_US=25000000
-        STAT_PROCESSED=() STAT_DROPPED=() STAT_SQUEEZE=() STAT_NET_RX=() STAT_NET_TX=() STAT_RUN_DELAY_NS=() STAT_IDLE_US=()
+        STAT_PROCESSED=() STAT_DROPPED=() STAT_SQUEEZE=() STAT_NET_RX=() STAT_NET_TX=() STAT_RUN_DELAY_NS=()
         STAT_LEN=()
         for ((i = 0; i < STAT_NCPU; i++)); do
                 STAT_PROCESSED[i]=$((100000 + i * 1000))
@@ -62,7 +61,7 @@ write_stat_files() {
         local i s row v
         s="cpu  $((1000 * STAT_NCPU)) 0 $((300 * STAT_NCPU)) $((9000 * STAT_NCPU)) 0 0 0 0 0 0"$'\n'
         for ((i = 0; i < STAT_NCPU; i++)); do
-                s+="cpu$i 1000 0 300 $((9000 + ${STAT_IDLE_US[i]:-0} / 10000)) 0 0 0 0 0 0"$'\n'
+                s+="cpu$i 1000 0 300 9000 0 0 0 0 0 0"$'\n'
         done
         s+=$'ctxt 3297531\nbtime 1796222891\nprocesses 96605\n'
         s+="procs_running $STAT_PROCS_RUNNING"$'\nprocs_blocked 0\nsoftirq 1402557 0 86414 10 609527 304387 0 3 107839 0 294377\n'
@@ -120,8 +119,6 @@ write_stat_files() {
 #   squeeze   CPU 1: time_squeeze +40 and processed +4000 per tick (thousands per second)
 #   drops     CPU 0: dropped +10 per tick
 #   netrx     NET_RX +5 and NET_TX +1 per tick on every CPU
-#   busy      no CPU idles (proc/stat's idle column stands still); without it
-#             every CPU idles all of the time, as nothing runs there
 STAT_LOAD_FILE=
 STAT_DRIVER_PID=
 STAT_TICK=0.01          # seconds between bumps: shorter than the daemon's interval
@@ -141,11 +138,6 @@ stat_driver_loop() {
                 now=${EPOCHREALTIME/./}
                 elapsed_us=$((now - last))
                 last=$now
-                case " $load " in *" busy "*) ;; *)
-                        for ((i = 0; i < STAT_NCPU; i++)); do
-                                STAT_IDLE_US[i]=$((${STAT_IDLE_US[i]:-0} + elapsed_us))
-                        done ;;
-                esac
                 if [ -n "$load" ]; then
                         for ((i = 0; i < STAT_NCPU; i++)); do
                                 case " $load " in *" rundelay "*)
@@ -162,8 +154,8 @@ stat_driver_loop() {
                                 STAT_PROCESSED[1]=$((STAT_PROCESSED[1] + 4000)) ;;
                         esac
                         case " $load " in *" drops "*) STAT_DROPPED[0]=$((STAT_DROPPED[0] + 10)) ;; esac
+                        write_stat_files
                 fi
-                write_stat_files
                 sleep "$STAT_TICK"
         done
 }

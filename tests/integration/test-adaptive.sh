@@ -188,27 +188,6 @@ case_step_load() {
         expect_file $CORE/netdev_budget 600
 }
 
-# The bench's cycle: busy polling yields to a CPU-bound neighbour, after which
-# nobody waits any more (the application sleeps until its packet comes), but the
-# neighbour still fills the CPU. Busy polling must stay yielded until the CPU
-# idles again.
-case_full_cpu_keeps_the_yield() {
-        need_daemon || return
-        local samples=$TMP/busy-read-full sampler
-        stat_load psi busy
-        expect_moves busy-read "0us adaptive" "under CPU pressure on full CPUs"
-        stat_load busy
-        background sample_file $CORE/busy_read "$samples"
-        sampler=$BG_PID
-        sleep 3
-        kill_and_wait "$sampler"
-        expect_eq "busy_read sampled for 3 s with nobody waiting but no CPU idle" \
-                "$(sort -u "$samples" | tr '\n' ' ')" "0 "
-        stat_load
-        expect_moves busy-read "50us adaptive" "once the CPUs idle"
-        log_has "% idle: busy polling restored" || fail "no log line naming the idle CPU behind the restore"
-}
-
 case_squeeze_burst() {
         need_daemon || return
         local from samples=$TMP/netdev_budget.samples sampler max min
@@ -533,7 +512,6 @@ start_monitor main
 
 run_case "starts adaptive with procs_running and PSI as the load source" case_start_adaptive
 run_case "CPU pressure lowers busy-read and busy-poll to the floor and its end restores them" case_step_load
-run_case "with nobody waiting but every CPU full, busy polling stays yielded until a CPU idles" case_full_cpu_keeps_the_yield
 run_case "a squeeze burst raises netdev-budget in steps to its cap, then it decays to the profile value" case_squeeze_burst
 run_case "a manually set knob is never moved by adaptation" case_manual_wins
 run_case "a value changed behind netpolld's back is never moved by adaptation" case_external_not_fought
