@@ -89,6 +89,7 @@ status_json() { # KEY: one value of netpollctl --json status, or <failed>
         python3 -c 'import json, sys; v = json.load(sys.stdin).get(sys.argv[1]); print("null" if v is None else str(v).lower() if isinstance(v, bool) else v)' "$1" <<<"$OUT"
 }
 profile_is() { [ "$(status_json profile)" = "$1" ]; }
+active_rule_is() { [ "$(status_json active_rule)" = "$1" ]; }
 
 WORKER=
 start_worker() {
@@ -185,8 +186,14 @@ case_pin_release() {
         expect_eq "the rule still matches" "$(status_json active_rule)" proc
         stop_worker
         start_worker
-        mkdir "$CG_DIR" && sleep 1 && rmdir "$CG_DIR"
+        # The cgroup rule comes into force and goes again (scans are a second apart: wait
+        # for each, or the release may still find it in force) while the profile stays pinned.
+        mkdir "$CG_DIR"
+        wait_for 5 active_rule_is cg || fail "the cgroup rule did not come into force: $(status_json active_rule)"
         expect_eq "rules do not move a pinned profile" "$(status_json profile)" itest-rule-base
+        rmdir "$CG_DIR"
+        wait_for 5 active_rule_is proc || fail "the cgroup rule did not end: $(status_json active_rule)"
+        expect_eq "still pinned" "$(status_json profile)" itest-rule-base
         ctl profile release
         expect_rc 0
         expect_contains "release says what is in force" "$OUT" "itest-rule-proc (rule proc)"
