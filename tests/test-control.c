@@ -275,6 +275,111 @@ START_TEST(test_control_latency_single_waiting_sample_moves_nothing) {
 }
 END_TEST
 
+/* ---- the crowd: the tasks busy polling yielded to ---- */
+
+/* The latency profile, yielded at step 6 to a crowd that waited from step 5 on. */
+static void sim_crowd_yield(Sim *s) {
+        sim_latency(s);
+        s->in.crowd_known = true;
+        sim_steps(s, 5, 0, 0, 0);
+        sim_steps(s, 2, 1000, 0, 0);
+        ck_assert_uint_eq(s->moves[CONTROL_BUSY_POLL], 1);
+        ck_assert(s->st.yielding);
+        ck_assert_msg(s->st.mark_crowd, "the tasks waiting as the yield begins are not marked");
+}
+
+START_TEST(test_control_crowd_holds_the_yield_until_it_leaves) {
+        Sim s;
+        unsigned left;
+
+        sim_crowd_yield(&s);
+        /* Busy polling stopped: the neighbour runs alone (0.98 of the CPU) and nobody waits. */
+        s.in.crowd_milli = 980;
+        sim_steps(&s, 15, 0, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 1);
+        ck_assert(s.st.yielding);
+        ck_assert_msg(!s.st.mark_crowd, "marked while nobody waited");
+        /* It ends: back after hold quiet samples. */
+        s.in.crowd_milli = 0;
+        left = s.step;
+        sim_steps(&s, 2, 0, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 2);
+        ck_assert_uint_eq(s.at[CONTROL_BUSY_POLL][1], left + 1);
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_UNCONTENDED);
+        ck_assert(!s.st.yielding);
+
+        /* A crowd using at most a tenth of a CPU is quiet; one sample above it starts the count over. */
+        sim_crowd_yield(&s);
+        for (unsigned i = 0; i < 15; i++) {
+                s.in.crowd_milli = i % 2 ? 100 : 101;
+                sim_step(&s, 0, 0, 0);
+        }
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 1);
+        s.in.crowd_milli = 100;
+        sim_steps(&s, 2, 0, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 2);
+
+        /* An empty crowd (only servers waited) and an unknown one: the queue draining is enough. */
+        for (int known = 0; known <= 1; known++) {
+                sim_crowd_yield(&s);
+                s.in.crowd_known = known;
+                s.in.crowd_milli = known ? 0 : 980;
+                sim_steps(&s, 5, 0, 0, 0);
+                ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 2);
+                ck_assert_uint_eq(s.at[CONTROL_BUSY_POLL][1], 6 + 5); /* the 500 ms dwell after the yield */
+        }
+}
+END_TEST
+
+START_TEST(test_control_crowd_that_stays_is_probed_with_growing_back_off) {
+        Sim s;
+        uint64_t expect_us = CONTROL_PROBE_FIRST_US;
+        unsigned yield_at; /* the step the yield began (the knob may follow later, after the dwell) */
+
+        sim_crowd_yield(&s);
+        s.in.crowd_milli = 990;
+        yield_at = s.at[CONTROL_BUSY_POLL][0];
+        for (unsigned round = 0; round < 6; round++) {
+                unsigned moves = s.moves[CONTROL_BUSY_POLL], back_at;
+
+                while (s.moves[CONTROL_BUSY_POLL] == moves && s.step < 2000)
+                        sim_step(&s, 0, 0, 0);
+                back_at = s.at[CONTROL_BUSY_POLL][moves];
+                ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_PROBE);
+                ck_assert_msg((back_at - yield_at) * INTERVAL_US == expect_us, "round %u: probe after %u steps",
+                              round, back_at - yield_at);
+                /* The neighbour waits again at once: the yield begins after hold samples, the knob moves
+                 * once the dwell since the probe is over. */
+                while (!s.st.yielding)
+                        sim_step(&s, 1000, 0, 0);
+                yield_at = s.step - 1;
+                ck_assert_uint_eq(yield_at, back_at + 2);
+                sim_steps(&s, 3, 1000, 0, 0);
+                ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], moves + 2);
+                ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_CONTENTION);
+                expect_us = MIN(expect_us * 2, CONTROL_PROBE_MAX_US);
+        }
+        ck_assert_uint_eq(expect_us, CONTROL_PROBE_MAX_US);
+
+        /* A probe that holds for CONTROL_PROBE_FAILED_US: the next yield starts over at the first back-off. */
+        while (s.st.yielding)
+                sim_step(&s, 0, 0, 0);
+        sim_steps(&s, (unsigned)(CONTROL_PROBE_FAILED_US / INTERVAL_US), 0, 0, 0);
+        sim_steps(&s, 2, 1000, 0, 0);
+        ck_assert(s.st.yielding);
+        yield_at = s.step - 1;
+        while (s.st.yielding)
+                sim_step(&s, 0, 0, 0);
+        ck_assert_uint_eq((s.step - 1 - yield_at) * INTERVAL_US, CONTROL_PROBE_FIRST_US);
+
+        /* Someone waiting holds the yield however long the back-off. */
+        sim_crowd_yield(&s);
+        sim_steps(&s, 40, 1000, 0, 0);
+        ck_assert(s.st.yielding);
+        ck_assert(s.st.mark_crowd);
+}
+END_TEST
+
 /* ---- busy polling pays ---- */
 
 static void sim_pay(Sim *s) {
@@ -577,6 +682,8 @@ static Suite *control_suite(void) {
         tcase_add_test(tc, test_control_floor_lowers_only_knobs_above_it);
         tcase_add_test(tc, test_control_latency_yields_at_second_interval_and_returns_within_a_second);
         tcase_add_test(tc, test_control_latency_single_waiting_sample_moves_nothing);
+        tcase_add_test(tc, test_control_crowd_holds_the_yield_until_it_leaves);
+        tcase_add_test(tc, test_control_crowd_that_stays_is_probed_with_growing_back_off);
         tcase_add_test(tc, test_control_polling_without_packets_for_a_window_stops);
         tcase_add_test(tc, test_control_unpaid_polling_retries_with_growing_back_off);
         tcase_add_test(tc, test_control_yielding_time_is_not_unpaid);

@@ -403,23 +403,30 @@ START_TEST(test_task_schedstat_reads_run_delay_and_slices) {
 }
 END_TEST
 
-START_TEST(test_task_stat_cpu_is_field_39_after_the_name) {
+START_TEST(test_task_stat_fields_after_the_name) {
         _cleanup_(freep) char *t = fixture("task-stat.txt");
         /* A name with spaces and parentheses shifts naive field counting; fields resume after the last ')'. */
-        const char *odd = "42 (a) b (c)) R 1 42 42 0 -1 4194304 97 0 0 0 0 0 0 0 20 0 1 0 1281741 3133440 366 "
+        const char *odd = "42 (a) b (c)) R 1 42 42 0 -1 4194304 97 0 0 0 812 9 0 0 20 0 1 0 1281741 3133440 366 "
                           "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 7 0 0 0 0 0\n";
-        unsigned cpu = 99;
+        TaskStat st = { .cpu = 99 }, before;
 
-        ck_assert_int_eq(task_stat_cpu_parse(t, &cpu), 0);
-        ck_assert_uint_eq(cpu, 1);
-        ck_assert_int_eq(task_stat_cpu_parse(odd, &cpu), 0);
-        ck_assert_uint_eq(cpu, 7);
+        ck_assert_int_eq(task_stat_parse(t, &st), 0);
+        ck_assert_uint_eq(st.cpu, 1);
+        ck_assert_uint_eq(st.utime, 1);
+        ck_assert_uint_eq(st.stime, 20);
+        ck_assert_int_eq(task_stat_parse(odd, &st), 0);
+        ck_assert_uint_eq(st.cpu, 7);
+        ck_assert_uint_eq(st.utime, 812);
+        ck_assert_uint_eq(st.stime, 9);
 
-        cpu = 99;
-        ck_assert_int_eq(task_stat_cpu_parse("42 (short) R 1 2 3\n", &cpu), -EBADMSG);
-        ck_assert_int_eq(task_stat_cpu_parse("42 no name R 1 2 3\n", &cpu), -EBADMSG);
-        ck_assert_int_eq(task_stat_cpu_parse("", &cpu), -EBADMSG);
-        ck_assert_uint_eq(cpu, 99);
+        before = st;
+        ck_assert_int_eq(task_stat_parse("42 (short) R 1 2 3\n", &st), -EBADMSG);
+        ck_assert_int_eq(task_stat_parse("42 no name R 1 2 3\n", &st), -EBADMSG);
+        ck_assert_int_eq(task_stat_parse("", &st), -EBADMSG);
+        /* utime must be a number: "x" where field 14 stands. */
+        ck_assert_int_eq(task_stat_parse("42 (a) R 1 42 42 0 -1 4194304 97 0 0 0 x 9 0 0 20 0 1 0 1 1 1 "
+                                         "1 1 1 0 0 0 0 0 0 0 0 0 0 17 7 0\n", &st), -EBADMSG);
+        ck_assert_mem_eq(&st, &before, sizeof(st));
 }
 END_TEST
 
@@ -487,7 +494,7 @@ static Suite *monitor_parse_suite(void) {
 
         tc = tcase_create("task");
         tcase_add_test(tc, test_task_schedstat_reads_run_delay_and_slices);
-        tcase_add_test(tc, test_task_stat_cpu_is_field_39_after_the_name);
+        tcase_add_test(tc, test_task_stat_fields_after_the_name);
         tcase_add_test(tc, test_loadavg_last_pid);
         suite_add_tcase(s, tc);
 

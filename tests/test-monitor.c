@@ -55,6 +55,7 @@ typedef struct World {
                 int pid, tid;
                 unsigned cpu;
                 uint64_t run_ns, delay_ns;
+                uint64_t utime, stime; /* clock ticks in user mode and in the kernel */
         } task[5];
         uint64_t last_pid;
 } World;
@@ -125,9 +126,9 @@ static void world_write(const World *w) {
                 put(rel, "%" PRIu64 " %" PRIu64 " 7\n", w->task[i].run_ns, w->task[i].delay_ns);
                 snprintf(rel, sizeof(rel), "proc/%d/task/%d/stat", w->task[i].pid, w->task[i].tid);
                 put(rel,
-                    "%d (t %d) R 1 1 1 0 -1 4194304 97 0 0 0 0 0 0 0 20 0 1 0 1281741 3133440 366 "
-                    "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 %u 0 0 0 0 0\n",
-                    w->task[i].tid, w->task[i].tid, w->task[i].cpu);
+                    "%d (t %d) R 1 1 1 0 -1 4194304 97 0 0 0 %" PRIu64 " %" PRIu64 " 0 0 20 0 1 0 1281741 "
+                    "3133440 366 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 %u 0 0 0 0 0\n",
+                    w->task[i].tid, w->task[i].tid, w->task[i].utime, w->task[i].stime, w->task[i].cpu);
         }
         if (w->last_pid > 0)
                 put("proc/loadavg", "0.50 0.40 0.30 2/90 %" PRIu64 "\n", w->last_pid);
@@ -524,6 +525,87 @@ START_TEST(test_sampler_tasks_psi_unchanged_skips_the_scan) {
 }
 END_TEST
 
+START_TEST(test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+        MonitorLoad l;
+        CpuSet poll;
+
+        cpuset_zero(&poll);
+        cpuset_add(&poll, 0);
+        w.task[0].stime = 990; /* the poller: its time is in the kernel (busy polling, the network stack) */
+        w.task[0].utime = 10;
+        w.task[1].utime = 500; /* the neighbour: a CPU-bound loop */
+        w.task[1].stime = 2;
+        w.task[2].utime = 300; /* CPU-bound too, but it waits on CPU 1 */
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+
+        /* Everyone waited: the poller behind the neighbour, the neighbour behind the poller. */
+        w.task[0].delay_ns += 30 * MS;
+        w.task[1].delay_ns += 60 * MS;
+        w.task[2].delay_ns += 250 * MS;
+        w.psi_total_us += 80000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert_int_eq(monitor_mark_crowd(m, &poll), 1);
+        ck_assert_int_eq(monitor_mark_crowd(m, &poll), 1); /* marking again adds nobody twice */
+
+        /* Busy polling yielded: the neighbour runs alone, nobody waits, PSI spares the full scan. */
+        w.task[0].run_ns += 10 * MS;
+        w.task[1].run_ns += 90 * MS;
+        w.task[2].run_ns += 100 * MS;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
+        ck_assert(!monitor_system(m)->tasks_scanned);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->crowd_milli, 900);
+        ck_assert_uint_eq(monitor_cpu(m, 1)->crowd_milli, 0);
+        monitor_load(m, &poll, &l);
+        ck_assert_uint_eq(l.crowd_milli_max, 900);
+        ck_assert_uint_eq(l.runnable_milli_max, 0);
+
+        /* A full scan counts it the same way. */
+        w.task[1].run_ns += 50 * MS;
+        w.psi_total_us += 1000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 400 * MS), 1);
+        ck_assert(monitor_system(m)->tasks_scanned);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->crowd_milli, 500);
+
+        /* It ended: the crowd uses nothing. */
+        {
+                _cleanup_(freep) char *dir = tu_join(root, "proc/200");
+                tu_rm_rf(dir);
+        }
+        w.task[1].tid = 0;
+        ck_assert_int_eq(monitor_sample(m, 500 * MS), 1);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->crowd_milli, 0);
+
+        /* Forgotten: a task that runs is no crowd. */
+        w.task[1].pid = w.task[1].tid = 200;
+        w.task[0].delay_ns += 30 * MS;
+        w.psi_total_us += 1000;
+        world_write(&w);
+        monitor_clear_crowd(m);
+        ck_assert_int_eq(monitor_sample(m, 600 * MS), 1);
+        w.task[0].run_ns += 80 * MS;
+        w.psi_total_us += 1000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 700 * MS), 1);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->crowd_milli, 0);
+}
+END_TEST
+
+START_TEST(test_sampler_crowd_needs_the_tasks_source) {
+        World w = { .schedstat = true };
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+
+        ck_assert_str_eq(monitor_source_name(m), "schedstat");
+        ck_assert_int_eq(monitor_mark_crowd(m, NULL), -EOPNOTSUPP);
+        monitor_clear_crowd(m);
+}
+END_TEST
+
 START_TEST(test_sampler_tasks_listed_again_only_when_one_was_created) {
         World w = tasks_world();
         _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
@@ -692,6 +774,8 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_follows_a_file_that_outgrows_its_buffer);
         tcase_add_test(tc, test_sampler_tasks_count_who_waits_where);
         tcase_add_test(tc, test_sampler_tasks_psi_unchanged_skips_the_scan);
+        tcase_add_test(tc, test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited);
+        tcase_add_test(tc, test_sampler_crowd_needs_the_tasks_source);
         tcase_add_test(tc, test_sampler_tasks_listed_again_only_when_one_was_created);
         tcase_add_test(tc, test_sampler_tasks_scan_and_listing_allocate_nothing);
         tcase_add_test(tc, test_sampler_tasks_need_a_readable_task);

@@ -31,6 +31,7 @@ struct Adapter {
         uint64_t decisions[_CONTROL_KNOB_MAX][_CONTROL_CAUSE_MAX];
         uint64_t busy_poll_read_us; /* last read of the busy-poll packet counter, 0: none yet */
         int busy_poll_error;        /* -ENODEV once the kernel was found not to count them */
+        bool crowd;                 /* the monitor follows a crowd (see control.h) */
 };
 
 static uint64_t now_ns(void) {
@@ -96,6 +97,9 @@ int adapter_update(Adapter *a) {
          * raised before a pause must still decay to where it was before.
          */
         control_state_init(&a->state);
+        if (a->crowd)
+                monitor_clear_crowd(a->monitor);
+        a->crowd = false;
         for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
                 a->read_at_us[k] = 0;
         if (run && !cpuset_is_empty(&a->manager->profile->adaptive.poll_cpus)) {
@@ -246,6 +250,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         ControlDecision out[CONTROL_DECISIONS_MAX];
         const AdaptiveConfig *cfg = &a->manager->profile->adaptive;
         ControlInput in = { .cfg = cfg };
+        const CpuSet *poll;
         MonitorLoad load;
         uint64_t t = now_ns();
         int r, n;
@@ -263,8 +268,11 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                 return 0;
         }
         /* Waiting counts on the polling CPUs only (all when poll-cpus is empty); squeezes and drops everywhere. */
-        monitor_load(a->monitor, cpuset_is_empty(&cfg->poll_cpus) ? NULL : &cfg->poll_cpus, &load);
+        poll = cpuset_is_empty(&cfg->poll_cpus) ? NULL : &cfg->poll_cpus;
+        monitor_load(a->monitor, poll, &load);
         in.runnable_milli = load.runnable_milli_max;
+        in.crowd_known = monitor_source(a->monitor) == MONITOR_SOURCE_TASKS;
+        in.crowd_milli = load.crowd_milli_max;
         monitor_load(a->monitor, NULL, &load);
 
         in.now_us = t / 1000;
@@ -284,6 +292,15 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         n = control_step(&a->state, &in, out, ELEMENTSOF(out));
         if (n < 0)
                 return log_error_errno(n, "controller refused its input: %m");
+        if (a->state.mark_crowd && in.crowd_known) {
+                r = monitor_mark_crowd(a->monitor, poll);
+                if (r >= 0 && !a->crowd)
+                        log_debug("busy polling yields to %d CPU-bound task(s)", r);
+                a->crowd = r >= 0;
+        } else if (!a->state.yielding && a->crowd) {
+                monitor_clear_crowd(a->monitor);
+                a->crowd = false;
+        }
         for (int i = 0; i < n; i++) {
                 const char *name = control_knob_name(out[i].knob);
                 if (out[i].kind == CONTROL_ADVICE) {
@@ -307,6 +324,7 @@ static bool cause_moves(ControlKnob k, ControlCause c) {
         case CONTROL_CAUSE_KERNEL_YIELDS:
         case CONTROL_CAUSE_UNPAID:
         case CONTROL_CAUSE_RETRY:
+        case CONTROL_CAUSE_PROBE:
                 return k == CONTROL_BUSY_READ || k == CONTROL_BUSY_POLL;
         case CONTROL_CAUSE_SQUEEZE:
         case CONTROL_CAUSE_QUIET:
@@ -327,7 +345,8 @@ size_t adapter_decisions(const Adapter *a, AdapterDecisionCount *ret, size_t max
                                 ret[n] = (AdapterDecisionCount){
                                         .knob = control_knob_name((ControlKnob)k),
                                         .up = c == CONTROL_CAUSE_UNCONTENDED || c == CONTROL_CAUSE_KERNEL_YIELDS ||
-                                              c == CONTROL_CAUSE_RETRY || c == CONTROL_CAUSE_SQUEEZE,
+                                              c == CONTROL_CAUSE_RETRY || c == CONTROL_CAUSE_PROBE ||
+                                              c == CONTROL_CAUSE_SQUEEZE,
                                         .reason = control_cause_to_string((ControlCause)c),
                                         .count = a->decisions[k][c],
                                 };

@@ -70,6 +70,7 @@ const char *control_cause_to_string(ControlCause c) {
                 [CONTROL_CAUSE_KERNEL_YIELDS] = "kernel-yields",
                 [CONTROL_CAUSE_UNPAID] = "unpaid",
                 [CONTROL_CAUSE_RETRY] = "retry",
+                [CONTROL_CAUSE_PROBE] = "probe",
                 [CONTROL_CAUSE_SQUEEZE] = "squeeze",
                 [CONTROL_CAUSE_QUIET] = "quiet",
                 [CONTROL_CAUSE_BACKLOG_DROPS] = "backlog-drops",
@@ -113,6 +114,60 @@ _printf_(6, 7) static void emit(Step *st, ControlKind kind, ControlKnob k, Contr
 static uint64_t unpaid_backoff_us(const ControlState *s, const AdaptiveConfig *cfg) {
         unsigned shift = s->strikes > 1 ? MIN(s->strikes - 1, 3u) : 0;
         return cfg->pay_window_us > UINT64_MAX >> shift ? UINT64_MAX : cfg->pay_window_us << shift;
+}
+
+/* How long a yield the crowd still holds lasts before a probe: doubled per failed probe, at most the max. */
+static uint64_t probe_after_us(const ControlState *s) {
+        uint64_t v = CONTROL_PROBE_FIRST_US;
+
+        for (unsigned i = 0; i < s->failed_probes && v < CONTROL_PROBE_MAX_US; i++)
+                v *= 2;
+        return MIN(v, CONTROL_PROBE_MAX_US);
+}
+
+/*
+ * The yield's hysteresis. It begins after hold samples with someone waiting;
+ * it ends after hold samples without, and once the crowd (the tasks it
+ * yielded to) has been quiet for hold samples, or as a probe.
+ */
+static void update_yield(ControlState *s, const ControlInput *in, unsigned hold) {
+        bool high = in->runnable_milli > in->cfg->runqueue_threshold_milli;
+
+        if (high) {
+                s->load_high = inc(s->load_high);
+                s->load_low = 0;
+        } else {
+                s->load_low = inc(s->load_low);
+                s->load_high = 0;
+        }
+        s->probing = false;
+        s->crowd_milli = in->crowd_known ? in->crowd_milli : 0;
+        if (!s->yielding) {
+                if (s->load_high < hold)
+                        return;
+                s->yielding = true;
+                s->yield_us = in->now_us;
+                s->crowd_quiet = 0; /* the crowd is marked after this step: its use counts from the next */
+                /* A yield soon after a probe: the probe failed, the next waits twice as long. */
+                if (s->probe_us != 0 && in->now_us - s->probe_us < CONTROL_PROBE_FAILED_US)
+                        s->failed_probes = inc(s->failed_probes);
+                else
+                        s->failed_probes = 0;
+        } else {
+                if (s->crowd_milli <= CONTROL_CROWD_QUIET_MILLI)
+                        s->crowd_quiet = inc(s->crowd_quiet);
+                else
+                        s->crowd_quiet = 0;
+                if (s->load_low >= hold && s->crowd_quiet >= hold)
+                        s->yielding = false;
+                else if (s->load_low >= hold && in->now_us - s->yield_us >= probe_after_us(s)) {
+                        s->yielding = false;
+                        s->probing = true;
+                        s->probe_us = in->now_us;
+                }
+        }
+        /* Whoever waits while busy polling yields is who it yields to; nobody once it has ended. */
+        s->mark_crowd = s->yielding && high;
 }
 
 /*
@@ -181,6 +236,11 @@ static void step_yield(Step *st, ControlKnob k) {
                 emit(st, CONTROL_SET, k, CONTROL_CAUSE_RETRY, target,
                      "busy polling stopped for %s without packets: trying it again",
                      policy_format_usec(off, sizeof(off), unpaid_backoff_us(st->s, cfg)));
+        else if (st->s->probing)
+                emit(st, CONTROL_SET, k, CONTROL_CAUSE_PROBE, target,
+                     "runnable %s <= %s, the tasks it yielded to still use %s CPU after %s: trying busy polling again",
+                     now, thr, milli(off, sizeof(off), st->s->crowd_milli),
+                     policy_format_usec(win, sizeof(win), st->in->now_us - st->s->yield_us));
         else
                 emit(st, CONTROL_SET, k, CONTROL_CAUSE_UNCONTENDED, target,
                      "runnable %s <= %s for %u samples: busy polling restored", now, thr, st->s->load_low);
@@ -265,17 +325,7 @@ int control_step(ControlState *state, const ControlInput *in, ControlDecision *o
         state->last_step_us = in->now_us;
 
         /* Hysteresis: a mode changes only after hold agreeing samples, so one noisy sample moves nothing. */
-        if (in->runnable_milli > cfg->runqueue_threshold_milli) {
-                state->load_high = inc(state->load_high);
-                state->load_low = 0;
-        } else {
-                state->load_low = inc(state->load_low);
-                state->load_high = 0;
-        }
-        if (!state->yielding && state->load_high >= hold)
-                state->yielding = true;
-        else if (state->yielding && state->load_low >= hold)
-                state->yielding = false;
+        update_yield(state, in, hold);
 
         if (in->squeeze_per_sec > cfg->squeeze_threshold) {
                 state->squeeze_high = inc(state->squeeze_high);

@@ -15,7 +15,18 @@
  *    [hold] samples brings them home (after [min_dwell_us] since the yield).
  *    With hold 2 and min-dwell 500ms at a 100 ms interval (the latency
  *    profile) that is: yield at the second sample with someone waiting, back
- *    at most 500 ms after the queue drained. A patched kernel with
+ *    at most 500 ms after the queue drained.
+ *  - the crowd: once the app stops polling it sleeps until its packets, so
+ *    the tasks it yielded to run alone and nobody waits, although they would
+ *    wait again as soon as polling came back. So while yielding, the caller
+ *    marks the tasks that waited (ControlState.mark_crowd) and reports the
+ *    CPU they use on the polling CPUs (crowd_milli); the yield ends only once
+ *    that has stayed at or below CONTROL_CROWD_QUIET_MILLI for [hold]
+ *    samples (they ended or went idle), or as a probe after
+ *    CONTROL_PROBE_FIRST_US, doubled after each probe that ended in a yield
+ *    again within CONTROL_PROBE_FAILED_US, up to CONTROL_PROBE_MAX_US (the
+ *    crowd might be the app itself). Without crowd_known the queue draining
+ *    is enough, as above. A patched kernel with
  *    busy-loop-threshold on (home > 0) already yields per loop: then nothing
  *    is lowered and state.kernel_yields says so.
  *  - busy-poll pay: while busy-read or busy-poll is above the floor and
@@ -70,6 +81,8 @@ typedef struct ControlInput {
         const AdaptiveConfig *cfg;
         uint64_t now_us;          /* monotonic; must not go backwards between steps */
         uint64_t runnable_milli;  /* busiest watched CPU (MonitorLoad.runnable_milli_max) */
+        bool crowd_known;         /* the caller follows the crowd (see mark_crowd) */
+        uint64_t crowd_milli;     /* the crowd's CPU time on the busiest watched CPU, x1000 of the interval */
         uint64_t squeeze_per_sec; /* summed over the watched CPUs */
         uint64_t drops_per_sec;   /* summed over the watched CPUs */
         bool busy_poll_rx_known;       /* TcpExt BusyPollRxPackets is counted */
@@ -90,6 +103,7 @@ typedef enum ControlCause {
         CONTROL_CAUSE_KERNEL_YIELDS, /* busy-loop-threshold on: busy polling restored */
         CONTROL_CAUSE_UNPAID,        /* busy polling delivered no packet for the pay window: lowered */
         CONTROL_CAUSE_RETRY,         /* the back-off after unpaid polling is over: busy polling restored */
+        CONTROL_CAUSE_PROBE,         /* the crowd still runs, but the probe back-off is over: busy polling restored */
         CONTROL_CAUSE_SQUEEZE,       /* time_squeeze high: a budget raised */
         CONTROL_CAUSE_QUIET,         /* no squeeze for the quiet period: a budget stepped down */
         CONTROL_CAUSE_BACKLOG_DROPS, /* advice only */
@@ -97,10 +111,17 @@ typedef enum ControlCause {
 } ControlCause;
 
 /*
- * "contention", "uncontended", "kernel-yields", "unpaid", "retry", "squeeze", "quiet", "backlog-drops";
+ * "contention", "uncontended", "kernel-yields", "unpaid", "retry", "probe", "squeeze", "quiet",
+ * "backlog-drops";
  * NULL for an invalid value.
  */
 const char *control_cause_to_string(ControlCause c);
+
+/* The crowd uses at most a tenth of a CPU: it ended or went idle. */
+#define CONTROL_CROWD_QUIET_MILLI 100
+#define CONTROL_PROBE_FIRST_US (UINT64_C(2) * 1000 * 1000)
+#define CONTROL_PROBE_MAX_US (UINT64_C(32) * 1000 * 1000)
+#define CONTROL_PROBE_FAILED_US (UINT64_C(5) * 1000 * 1000)
 
 #define CONTROL_REASON_MAX 160
 /* A step never makes more decisions than this. */
@@ -126,6 +147,7 @@ typedef struct ControlState {
         bool squeezing;       /* time_squeeze has been above threshold for hold samples */
         bool backlog_advised; /* the netdev-max-backlog advice was given (once per state) */
         bool unpaid;          /* busy polling delivered nothing for the pay window: held at the floor */
+        bool mark_crowd;      /* after this step: add the tasks that waited to the crowd (none while false) */
 
         bool started;
         uint64_t last_step_us;
@@ -135,6 +157,12 @@ typedef struct ControlState {
         uint64_t unpaid_us;       /* when unpaid began */
         unsigned strikes;         /* windows in a row that did not pay */
         bool retrying;            /* this step ended an unpaid back-off */
+        uint64_t yield_us;        /* when the current yield began */
+        unsigned crowd_quiet;     /* samples in a row, while yielding, with the crowd at or below quiet */
+        uint64_t crowd_milli;     /* the crowd's use at the last step, for the reasons */
+        uint64_t probe_us;        /* when the last probe brought busy polling back (0: none yet) */
+        unsigned failed_probes;   /* probes in a row that ended in a yield within CONTROL_PROBE_FAILED_US */
+        bool probing;             /* this step ended a yield as a probe */
         bool moved[_CONTROL_KNOB_MAX];
         uint64_t last_move_us[_CONTROL_KNOB_MAX];
 } ControlState;

@@ -529,9 +529,10 @@ int task_schedstat_parse(const char *text, TaskSchedstat *ret) {
         return 0;
 }
 
-int task_stat_cpu_parse(const char *text, unsigned *ret) {
+int task_stat_parse(const char *text, TaskStat *ret) {
         /* The name in parentheses may hold spaces and ')': fields resume after the last ')'. */
         const char *close = strrchr(text, ')');
+        TaskStat st = {};
         Scan s;
         const char *t;
         size_t len;
@@ -540,13 +541,18 @@ int task_stat_cpu_parse(const char *text, unsigned *ret) {
         if (!close)
                 return -EBADMSG;
         s = (Scan){ close + 1, close + 1 + strcspn(close + 1, "\n") };
-        /* Field 3 (state) follows; the CPU is field 39, the 37th token from here. */
-        for (unsigned field = 3; field < 39; field++)
-                if (!scan_token(&s, &t, &len))
+        /* Field 3 (state) follows; utime and stime are fields 14 and 15, the CPU field 39. */
+        for (unsigned field = 3; field < 39; field++) {
+                if (field == 14 || field == 15) {
+                        if (!scan_u64(&s, 10, field == 14 ? &st.utime : &st.stime))
+                                return -EBADMSG;
+                } else if (!scan_token(&s, &t, &len))
                         return -EBADMSG;
+        }
         if (!scan_u64(&s, 10, &cpu) || cpu > UINT_MAX)
                 return -EBADMSG;
-        *ret = (unsigned)cpu;
+        st.cpu = (unsigned)cpu;
+        *ret = st;
         return 0;
 }
 

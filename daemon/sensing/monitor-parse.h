@@ -112,8 +112,14 @@ typedef struct TaskSchedstat {
 /* /proc/PID/task/TID/schedstat (CONFIG_SCHED_INFO): "RUN_NS DELAY_NS SLICES". */
 int task_schedstat_parse(const char *text, TaskSchedstat *ret);
 
-/* /proc/PID/task/TID/stat: field 39, the CPU the task last ran on (it waits on that CPU's queue). */
-int task_stat_cpu_parse(const char *text, unsigned *ret);
+typedef struct TaskStat {
+        uint64_t utime; /* field 14: clock ticks in user mode */
+        uint64_t stime; /* field 15: clock ticks in the kernel (system calls, busy polling among them) */
+        unsigned cpu;   /* field 39: the CPU the task last ran on (it waits on that CPU's queue) */
+} TaskStat;
+
+/* /proc/PID/task/TID/stat: the fields above. -EBADMSG for odd content (*ret untouched). */
+int task_stat_parse(const char *text, TaskStat *ret);
 
 /* /proc/loadavg: the last field, the PID most recently handed out; it changes whenever a task is created. */
 int loadavg_last_pid_parse(const char *text, uint64_t *ret);

@@ -8,6 +8,7 @@
 #include "monitor.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,8 @@ struct Monitor {
         MonitorSystem system;
         TaskWait *tasks;     /* source tasks only */
         uint64_t *waited_ns; /* per CPU, the last task scan's delay growth */
+        uint64_t *crowd_ns;  /* per CPU, the crowd's run time growth in the last sample */
+        size_t crowd;        /* tasks in the crowd */
         bool scanned;        /* the last sample scanned tasks (else PSI said nobody waited) */
         char *sysroot;              /* for the busy-poll counter, made on first use */
         BusyPollCounter *busy_poll;
@@ -165,6 +168,7 @@ Monitor *monitor_free(Monitor *m) {
         busy_poll_counter_free(m->busy_poll);
         free(m->sysroot);
         free(m->waited_ns);
+        free(m->crowd_ns);
         free(m);
         return NULL;
 }
@@ -243,7 +247,8 @@ int monitor_new(Monitor **ret, const char *sysroot) {
         m->cur = &m->readings[1];
         m->cpus = calloc(m->n_cpus, sizeof(*m->cpus));
         m->waited_ns = calloc(m->n_cpus, sizeof(*m->waited_ns));
-        if (!m->cpus || !m->waited_ns)
+        m->crowd_ns = calloc(m->n_cpus, sizeof(*m->crowd_ns));
+        if (!m->cpus || !m->waited_ns || !m->crowd_ns)
                 return -ENOMEM;
 
         *ret = TAKE_PTR(m);
@@ -295,12 +300,14 @@ static int read_all(Monitor *m, Reading *rd) {
         if (m->source == MONITOR_SOURCE_TASKS) {
                 /* Last, as it moves the tasks' baselines: PSI's "some" total standing still means nobody waited. */
                 memset(m->waited_ns, 0, m->n_cpus * sizeof(*m->waited_ns));
+                memset(m->crowd_ns, 0, m->n_cpus * sizeof(*m->crowd_ns));
                 m->scanned = !(m->psi && m->have_prev && rd->psi.some_total_us == m->prev->psi.some_total_us);
                 if (m->scanned) {
-                        r = task_wait_scan(m->tasks, rd->now_ns, m->waited_ns, n);
+                        r = task_wait_scan(m->tasks, rd->now_ns, m->waited_ns, m->crowd_ns, n);
                         if (r < 0)
                                 return r;
-                }
+                } else if (m->crowd > 0)
+                        task_wait_scan_crowd(m->tasks, m->crowd_ns, n); /* it runs alone: nobody waits */
         }
         return 0;
 }
@@ -331,8 +338,10 @@ static void compute(Monitor *m, const Reading *cur, const Reading *prev) {
                                 c.runnable_milli = rate(prev->schedstat[i].run_delay_ns,
                                                         cur->schedstat[i].run_delay_ns, 1000, dt);
                 } else if (m->source == MONITOR_SOURCE_TASKS) {
-                        if (prev)
+                        if (prev) {
                                 c.runnable_milli = rate(0, m->waited_ns[i], 1000, dt);
+                                c.crowd_milli = rate(0, m->crowd_ns[i], 1000, dt);
+                        }
                 } else if (m->source == MONITOR_SOURCE_SCHED_DEBUG) {
                         if (cur->sched_debug[i].present && cur->sched_debug[i].nr_running > 1)
                                 c.runnable_milli = MIN(cur->sched_debug[i].nr_running - 1, UINT64_MAX / 1000) * 1000;
@@ -423,6 +432,19 @@ bool monitor_time_squeeze_total(const Monitor *m, size_t cpu, uint64_t *ret) {
         return true;
 }
 
+int monitor_mark_crowd(Monitor *m, const CpuSet *cpus) {
+        if (m->source != MONITOR_SOURCE_TASKS)
+                return -EOPNOTSUPP;
+        m->crowd = task_wait_mark_crowd(m->tasks, cpus);
+        return (int)MIN(m->crowd, (size_t)INT_MAX);
+}
+
+void monitor_clear_crowd(Monitor *m) {
+        if (m->source == MONITOR_SOURCE_TASKS)
+                task_wait_clear_crowd(m->tasks);
+        m->crowd = 0;
+}
+
 int monitor_busy_poll_packets(Monitor *m, uint64_t *ret) {
         int r;
 
@@ -464,6 +486,7 @@ void monitor_load(const Monitor *m, const CpuSet *cpus, MonitorLoad *ret) {
                 if ((cpus && !cpuset_has(cpus, (unsigned)i)) || !c->online)
                         continue;
                 l.runnable_milli_max = MAX(l.runnable_milli_max, c->runnable_milli);
+                l.crowd_milli_max = MAX(l.crowd_milli_max, c->crowd_milli);
                 l.squeeze_per_sec += c->squeeze_per_sec;
                 l.drops_per_sec += c->drops_per_sec;
                 l.net_rx_per_sec += c->net_rx_per_sec;

@@ -56,6 +56,7 @@ typedef enum MonitorSource {
 typedef struct MonitorCpu {
         bool online;                /* listed in /proc/stat at the last sample */
         uint64_t runnable_milli;    /* tasks waiting to run (the running one not counted), x1000 */
+        uint64_t crowd_milli;       /* CPU time the crowd (monitor_mark_crowd()) ran here, x1000 of the interval */
         uint64_t net_rx_per_sec;    /* NET_RX softirqs */
         uint64_t net_tx_per_sec;    /* NET_TX softirqs */
         uint64_t processed_per_sec; /* packets, softnet_stat */
@@ -78,6 +79,7 @@ typedef struct MonitorSystem {
 /* Load over a set of CPUs, the controller's input. */
 typedef struct MonitorLoad {
         uint64_t runnable_milli_max; /* the busiest CPU */
+        uint64_t crowd_milli_max;    /* the CPU where the crowd ran most */
         uint64_t squeeze_per_sec;    /* sums */
         uint64_t drops_per_sec;
         uint64_t net_rx_per_sec;
@@ -113,6 +115,18 @@ const char *monitor_source_to_string(MonitorSource s);
 static inline const char *monitor_source_name(const Monitor *m) {
         return monitor_source_to_string(monitor_source(m));
 }
+/*
+ * The crowd (source tasks only, else -EOPNOTSUPP): monitor_mark_crowd() adds
+ * the CPU-bound tasks that waited in the last sample on a CPU of cpus (NULL:
+ * any; see task_wait_mark_crowd()) and returns the crowd's size; from the
+ * next sample on, MonitorCpu.crowd_milli tells how much of each CPU they
+ * used, also in samples where PSI spares the full scan. The controller marks
+ * the tasks busy polling yields to and keeps the yield while they use the
+ * CPU; monitor_clear_crowd() forgets them.
+ */
+int monitor_mark_crowd(Monitor *m, const CpuSet *cpus);
+void monitor_clear_crowd(Monitor *m);
+
 /*
  * Packets busy polling delivered in all network namespaces since the previous
  * call (the first call finds the namespaces and counts from there). -ENODEV

@@ -30,8 +30,11 @@
 typedef struct Task {
         int pid, tid;
         int fd;      /* its schedstat, -EBADF once it ended or moved to the other array */
-        int stat_fd; /* its stat, read only when its delay grew */
-        uint64_t delay_ns;
+        int stat_fd; /* its stat, read only when its delay grew or it is in the crowd */
+        uint64_t delay_ns, run_ns;
+        uint64_t waited_ns; /* delay gained in the last scan that read it */
+        unsigned cpu;       /* where it last ran, as of the last read of its stat */
+        bool crowd;
 } Task;
 
 struct TaskWait {
@@ -151,6 +154,7 @@ static void take_task(TaskWait *t, size_t *n_next, int pid, int tid) {
                 return;
         }
         k.delay_ns = ts.delay_ns;
+        k.run_ns = ts.run_ns;
         t->next[(*n_next)++] = k;
 }
 
@@ -249,7 +253,30 @@ int task_wait_new(TaskWait **ret, const char *sysroot) {
         return 0;
 }
 
-int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, size_t n) {
+/* Reads one task; false when it ended. Adds its delay growth to waited_ns and, in the crowd, its run growth. */
+static bool scan_task(Task *k, uint64_t *waited_ns, uint64_t *crowd_ns, size_t n) {
+        char text[STAT_TEXT_MAX];
+        TaskSchedstat ts;
+        TaskStat st;
+
+        if (read_text(k->fd, text, 128) < 0 || task_schedstat_parse(text, &ts) < 0)
+                return false; /* ended (ESRCH) */
+        k->waited_ns = ts.delay_ns > k->delay_ns ? ts.delay_ns - k->delay_ns : 0;
+        if ((k->waited_ns > 0 || k->crowd) && read_text(k->stat_fd, text, sizeof(text)) >= 0 &&
+            task_stat_parse(text, &st) >= 0) {
+                k->cpu = st.cpu;
+                if (waited_ns && k->cpu < n)
+                        waited_ns[k->cpu] += k->waited_ns;
+                if (k->crowd && crowd_ns && k->cpu < n && ts.run_ns > k->run_ns)
+                        crowd_ns[k->cpu] += ts.run_ns - k->run_ns;
+        } else
+                k->waited_ns = 0; /* where it waited is unknown: it counts nowhere, nor joins a crowd */
+        k->delay_ns = ts.delay_ns;
+        k->run_ns = ts.run_ns;
+        return true;
+}
+
+int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, uint64_t *crowd_ns, size_t n) {
         size_t kept = 0;
         int r;
 
@@ -263,23 +290,49 @@ int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, size_t n) 
         }
         for (size_t i = 0; i < t->n_tasks; i++) {
                 Task *k = &t->tasks[i];
-                char text[STAT_TEXT_MAX];
-                TaskSchedstat ts;
-                unsigned cpu;
 
-                if (read_text(k->fd, text, 128) < 0 || task_schedstat_parse(text, &ts) < 0) {
-                        task_close(k); /* ended (ESRCH) */
+                if (!scan_task(k, waited_ns, crowd_ns, n)) {
+                        task_close(k);
                         continue;
                 }
-                if (ts.delay_ns > k->delay_ns && read_text(k->stat_fd, text, sizeof(text)) >= 0 &&
-                    task_stat_cpu_parse(text, &cpu) >= 0 && cpu < n)
-                        waited_ns[cpu] += ts.delay_ns - k->delay_ns;
-                k->delay_ns = ts.delay_ns;
                 t->tasks[kept++] = *k;
         }
         t->n_tasks = kept;
         t->scans++;
         return 0;
+}
+
+void task_wait_scan_crowd(TaskWait *t, uint64_t *crowd_ns, size_t n) {
+        for (size_t i = 0; i < t->n_tasks; i++) {
+                Task *k = &t->tasks[i];
+
+                /* One that ended stays in the array, closed, until the next full scan or listing drops it. */
+                if (k->crowd && k->fd >= 0 && !scan_task(k, NULL, crowd_ns, n)) {
+                        task_close(k);
+                        k->crowd = false;
+                }
+        }
+}
+
+size_t task_wait_mark_crowd(TaskWait *t, const CpuSet *cpus) {
+        char text[STAT_TEXT_MAX];
+        size_t n = 0;
+        TaskStat st;
+
+        for (size_t i = 0; i < t->n_tasks; i++) {
+                Task *k = &t->tasks[i];
+
+                if (!k->crowd && k->fd >= 0 && k->waited_ns > 0 && (!cpus || cpuset_has(cpus, k->cpu)) &&
+                    read_text(k->stat_fd, text, sizeof(text)) >= 0 && task_stat_parse(text, &st) >= 0)
+                        k->crowd = st.utime > st.stime;
+                n += k->crowd;
+        }
+        return n;
+}
+
+void task_wait_clear_crowd(TaskWait *t) {
+        for (size_t i = 0; i < t->n_tasks; i++)
+                t->tasks[i].crowd = false;
 }
 
 size_t task_wait_tracked(const TaskWait *t) {

@@ -7,6 +7,7 @@
  * the previous scan to the CPU it last ran on (field 39 of its stat), whose
  * run queue it waited in. A task that runs the whole time (a busy-polling
  * reader alone on its CPU) gains run time, not delay, so it never counts.
+ * The same scan follows the crowd (below): the tasks busy polling yielded to.
  *
  * Cost (measured on the 2-vCPU development VM, docs/ARCHITECTURE.md): each
  * task's schedstat and stat are kept open and re-read with pread (~0.8 us a
@@ -24,6 +25,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "cpuset.h"
 
 #define TASK_WAIT_RELIST_NS (UINT64_C(250) * 1000 * 1000)
 
@@ -47,12 +50,28 @@ static inline void task_wait_freep(TaskWait **t) {
 
 /*
  * Adds to waited_ns[cpu] (n slots; tasks on CPUs at or above n are left out)
- * the delay each task gained since the previous scan. Tasks that appeared
- * since the last listing are listed (see TASK_WAIT_RELIST_NS; now_ns is a
- * monotonic clock), read for a baseline and count from the next scan; tasks
- * that ended are dropped. Allocates nothing. 0, or the errno of listing /proc.
+ * the delay each task gained since the previous scan, and to crowd_ns[cpu]
+ * (NULL: not wanted) the CPU time each task of the crowd gained there. Tasks
+ * that appeared since the last listing are listed (see TASK_WAIT_RELIST_NS;
+ * now_ns is a monotonic clock), read for a baseline and count from the next
+ * scan; tasks that ended are dropped. Allocates nothing. 0, or the errno of
+ * listing /proc.
  */
-int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, size_t n);
+int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, uint64_t *crowd_ns, size_t n);
+
+/*
+ * The crowd: the tasks busy polling yielded to. task_wait_mark_crowd() adds
+ * the tasks that waited in the last scan on a CPU of cpus (NULL: any) and
+ * have spent more of their CPU time in user mode than in the kernel: work
+ * that wants the CPU, not a server woken by its packets (network servers and
+ * their clients spend 90-99% of theirs in the kernel, busy polling included;
+ * docs/ARCHITECTURE.md). It returns the crowd's size. task_wait_scan_crowd()
+ * reads the crowd alone (for samples where the full scan is skipped) and
+ * adds to crowd_ns[cpu] as above; crowd tasks that ended leave it.
+ */
+size_t task_wait_mark_crowd(TaskWait *t, const CpuSet *cpus);
+void task_wait_scan_crowd(TaskWait *t, uint64_t *crowd_ns, size_t n);
+void task_wait_clear_crowd(TaskWait *t);
 
 /* Tasks followed, and tasks seen at the last listing beyond the cap or the descriptor limit. */
 size_t task_wait_tracked(const TaskWait *t);

@@ -4,7 +4,7 @@
  * length: /proc/schedstat (schedstat_parse()) and debugfs sched/debug
  * (sched_debug_parse()), under the per-CPU parser contract of fuzz-proc.h;
  * and the per-task files of the "tasks" source: /proc/PID/task/TID/schedstat
- * (task_schedstat_parse()), the CPU field of .../stat (task_stat_cpu_parse())
+ * (task_schedstat_parse()), the CPU and user/kernel time fields of .../stat (task_stat_parse())
  * and /proc/loadavg's last PID (loadavg_last_pid_parse()), each 0 with its
  * value or -EBADMSG with the output untouched. The first byte picks the parser.
  */
@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 FUZZ_ONE(TaskSchedstat, text, task_schedstat_parse);
                 break;
         case 3:
-                FUZZ_ONE(unsigned, text, task_stat_cpu_parse);
+                FUZZ_ONE(TaskStat, text, task_stat_parse);
                 break;
         case 4:
                 FUZZ_ONE(uint64_t, text, loadavg_last_pid_parse);

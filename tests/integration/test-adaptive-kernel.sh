@@ -170,6 +170,30 @@ case_antagonist_lowers() {
         fi
 }
 
+# Busy polling stays down while the task runs: the client waking behind it
+# waits, or, once it sleeps until its packets and nobody waits, the crowd rule
+# holds the yield (netpolld.conf(5), runqueue-threshold), with probes after
+# 2 s, then 4 s. Without the rule it came back and yielded again every ~2 s.
+case_antagonist_holds_the_yield() {
+        need_daemon || return
+        [ "$QUIET" = yes ] || { skip "no quiet baseline"; return; }
+        [ -n "$HOG_PID" ] && busy_read_is 0 || { skip "busy polling did not yield"; return; }
+        local from yields returns
+        from=$(wc -l <"$LOG")
+        sleep 7
+        yields=$(tail -n +"$((from + 1))" "$LOG" | grep -c "busy.read.*busy polling yields")
+        returns=$(tail -n +"$((from + 1))" "$LOG" | grep "busy.read" | grep -c "busy polling restored")
+        echo "# in 7 s: $yields yield(s) again, $(tail -n +"$((from + 1))" "$LOG" | grep "busy.read" |
+                grep -c "trying busy polling again") probe(s), $returns return(s)"
+        if [ "$returns" -gt 0 ]; then
+                fail "busy polling came back $returns time(s) while the CPU-bound task still ran" \
+                        "$(tail -n +"$((from + 1))" "$LOG" | grep "busy.read")"
+        fi
+        # Probes at 2 s and then 4 s after each yield: at most 2 yields again in 7 s.
+        [ "$yields" -le 2 ] || fail "busy polling yielded $yields times in 7 s: the probes do not back off" \
+                "$(tail -n +"$((from + 1))" "$LOG" | grep "busy.read")"
+}
+
 case_antagonist_gone_restores() {
         need_daemon || return
         [ -n "$HOG_PID" ] && kill_and_wait "$HOG_PID"
@@ -209,6 +233,7 @@ run_case "netpolld applies busy-read/busy-poll 50us and adapts" case_start
 run_case "request/response traffic through veth's NAPI with a quiet baseline" case_traffic
 run_case "a CPU-bound task on the server's CPU shows as waiting there (GetLoad); polling that delivers pays" case_server_cpu_waits
 run_case "a CPU-bound task on the client's CPU makes netpolld lower busy-read" case_antagonist_lowers
+run_case "the yield holds while the task runs, probing with a growing back-off" case_antagonist_holds_the_yield
 run_case "busy-read comes back after the task ends" case_antagonist_gone_restores
 run_case "the traffic ran without errors" case_traffic_completed
 run_case "SIGTERM restores the host's busy_read and busy_poll" case_stop_restores
