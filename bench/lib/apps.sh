@@ -47,7 +47,21 @@ for _p in "$SRC"/conf/profiles/*.conf; do
         APP_CONFIGS+=("${_p%.conf}")
 done
 unset _p
-APP_CONFIGS+=(napi-defer napi-suspend napi-threaded)
+APP_CONFIGS+=(latency-live napi-defer napi-suspend napi-threaded)
+
+# latency-live: the latency profile with [adaptive] live-sockets on, so that a
+# yield also reaches the sockets that copied busy-read before it (off in the
+# shipped profile: it costs CAP_SYS_PTRACE). Profiles for it live in $WORK.
+live_profile_dir() {
+        local dir="$WORK/profiles-live"
+        if [[ ! -f $dir/latency-live.conf ]]; then
+                mkdir -p "$dir"
+                cp "$SRC"/conf/profiles/*.conf "$dir/"
+                printf '%s\n' "[profile]" "description = bench: latency with live-sockets" "include = latency" \
+                        "[adaptive]" "live-sockets = yes" >"$dir/latency-live.conf"
+        fi
+        echo "$dir"
+}
 APP_NEIGHBOURS=(hog percpu bursty)
 declare -A NEIGHBOUR_TITLE=([hog]="1 CPU-bound task on the client's CPU"
                             [percpu]="1 CPU-bound task on each CPU"
@@ -245,8 +259,14 @@ app_config_apply() {
                 ;;
         napi-*) ;;
         *)
-                is_profile "$config" || die "unknown app configuration '$config'"
+                if [[ $config == latency-live ]]; then
+                        PROFILE_DIR=$(live_profile_dir)
+                else
+                        is_profile "$config" || die "unknown app configuration '$config'"
+                        PROFILE_DIR=$SRC/conf/profiles
+                fi
                 netpolld_start "$config" "$logprefix.netpolld.log"
+                unset PROFILE_DIR
                 CONFIG_MODE=$(daemon_property Mode)
                 monitor_start "$logprefix.knobchanges.log"
                 ;;

@@ -95,11 +95,12 @@ daemon_property() {
 }
 
 # netpolld_start PROFILE LOG: runs netpolld on the real host (sysroot /) and
-# returns once it answers on the bus.
+# returns once it answers on the bus. Profiles come from $PROFILE_DIR when
+# set, else conf/profiles.
 netpolld_start() {
         local profile=$1 logfile=$2
         mkdir -p "$WORK/state"
-        "$NETPOLLD" --config "$SRC/conf/netpolld.conf" --profile-dir "$SRC/conf/profiles" \
+        "$NETPOLLD" --config "$SRC/conf/netpolld.conf" --profile-dir "${PROFILE_DIR:-$SRC/conf/profiles}" \
                 --profile "$profile" --state-dir "$WORK/state" --bus-address "$BUS_ADDR" \
                 >>"$logfile" 2>&1 &
         NETPOLLD_PID=$!
