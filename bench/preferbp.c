@@ -11,8 +11,10 @@
  * The values come from the environment: PREFERBP_USECS (default 64),
  * PREFERBP_BUDGET (default 64). Failures are counted, never fatal: the
  * application must behave as without the library when the kernel refuses,
- * and PREFERBP_REPORT=FILE appends "pid epoll_ok epoll_failed sock_ok
- * sock_failed" there at exit so the harness can tell whether it took.
+ * and PREFERBP_REPORT=FILE gets a line "pid epoll_ok epoll_failed sock_ok
+ * sock_failed" per call (one of the four is 1), appended as it happens, so
+ * the harness can tell whether it took even when the server is killed
+ * before its exit handlers run (a destructor lost it once under load).
  *
  * Built by bench/run into its work directory; used by the napi-suspend
  * configuration only.
@@ -20,6 +22,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/types.h>
 #include <netinet/in.h>
 #include <stdint.h>
@@ -46,7 +49,25 @@ struct preferbp_epoll_params {
 #define EPIOCSPARAMS _IOW(0x8A, 0x01, struct preferbp_epoll_params)
 #endif
 
-static unsigned long n_epoll_ok, n_epoll_failed, n_sock_ok, n_sock_failed;
+/* Appends "pid a b c d" to $PREFERBP_REPORT: one O_APPEND write, so lines from several processes do not mix. */
+static void report(int epoll_ok, int epoll_failed, int sock_ok, int sock_failed) {
+        const char *path = getenv("PREFERBP_REPORT");
+        char line[64];
+        int fd, len, saved = errno;
+
+        if (!path || !*path)
+                return;
+        len = snprintf(line, sizeof(line), "%ld %d %d %d %d\n", (long)getpid(), epoll_ok, epoll_failed, sock_ok,
+                       sock_failed);
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+                if (write(fd, line, (size_t)len) < 0) {
+                        /* nothing to do: the harness then reports the preload as not taken */
+                }
+                close(fd);
+        }
+        errno = saved; /* the application sees its own call's errno */
+}
 
 static unsigned long env_number(const char *name, unsigned long def, unsigned long max) {
         const char *s = getenv(name);
@@ -72,9 +93,9 @@ static void tune_epoll(int fd) {
         if (fd < 0)
                 return;
         if (ioctl(fd, EPIOCSPARAMS, &p) == 0)
-                n_epoll_ok++;
+                report(1, 0, 0, 0);
         else
-                n_epoll_failed++;
+                report(0, 1, 0, 0);
 }
 
 static void tune_socket(int fd) {
@@ -84,9 +105,9 @@ static void tune_socket(int fd) {
         if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_STREAM)
                 return;
         if (setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)) == 0)
-                n_sock_ok++;
+                report(0, 0, 1, 0);
         else
-                n_sock_failed++;
+                report(0, 0, 0, 1);
 }
 
 typedef int (*int_fn)(int);
@@ -132,16 +153,4 @@ int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
         int c = ((accept4_fn)next(&p_accept4, "accept4"))(fd, addr, len, flags);
         tune_socket(c);
         return c;
-}
-
-__attribute__((destructor)) static void report(void) {
-        const char *path = getenv("PREFERBP_REPORT");
-        FILE *f;
-
-        if (!path || !*path || !(n_epoll_ok + n_epoll_failed + n_sock_ok + n_sock_failed))
-                return;
-        if (!(f = fopen(path, "ae")))
-                return;
-        fprintf(f, "%ld %lu %lu %lu %lu\n", (long)getpid(), n_epoll_ok, n_epoll_failed, n_sock_ok, n_sock_failed);
-        fclose(f);
 }
