@@ -521,6 +521,12 @@ app_run() {
         local br bp
         br=$(</proc/sys/net/core/busy_read) bp=$(</proc/sys/net/core/busy_poll)
         rm -f "$WORK/fulllog.csv" "$WORK/preferbp.txt"
+        # Servers that drop privileges (memcached -u nobody) append to it too: make it theirs to
+        # write, and $WORK (mktemp's 0700) passable, not listable, for them.
+        if [[ -n $APP_PRELOAD ]]; then
+                chmod o+x "$WORK"
+                install -m 0666 /dev/null "$WORK/preferbp.txt"
+        fi
         app_server_start "$scen" "$logprefix.server.log"
         local launch
         launch=$(now)
