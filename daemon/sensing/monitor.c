@@ -56,7 +56,7 @@ struct Monitor {
         TaskWait *tasks;     /* source tasks only */
         uint64_t *waited_ns; /* per CPU, the last task scan's delay growth */
         uint64_t *crowd_ns;  /* per CPU, the crowd's run time growth in the last sample */
-        size_t crowd;        /* tasks in the crowd */
+        size_t crowd;        /* the crowd's size at the last mark (some may have ended since) */
         bool scanned;        /* the last sample scanned tasks (else PSI said nobody waited) */
         char *sysroot;              /* for the busy-poll counter, made on first use */
         BusyPollCounter *busy_poll;
