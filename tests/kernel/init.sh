@@ -308,6 +308,9 @@ urr_cpu_us() { # THRESHOLD ADDR PORT [ADDR PORT]
 }
 
 # urr_yields LABEL ADDR PORT [ADDR PORT]: threshold 1 must cut the client's CPU time
+# at least in half, as yield_check asks of blocking reads. Measured: 3.4-13x on the
+# normal and the debug (KASAN) kernel, 1.05-1.17x with the check neutered; the
+# debug kernel's own per-transaction cost under a loaded host leaves 3x too tight.
 urr_yields() {
         label=$1
         shift
@@ -319,7 +322,7 @@ urr_yields() {
         [ -n "$spun" ] && [ -n "$yielded" ] || { fail "$label: no CPU times measured"; return; }
         [ "$spun" -ge 40000 ] ||
                 fail "$label, threshold 0: the client used only ${spun}us of CPU; it should busy poll"
-        [ $((yielded * 3)) -lt "$spun" ] ||
+        [ $((yielded * 2)) -lt "$spun" ] ||
                 fail "$label, threshold 1: the client used ${yielded}us of CPU vs ${spun}us with threshold 0; it should yield"
 }
 
