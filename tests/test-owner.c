@@ -728,6 +728,47 @@ START_TEST(test_owner_read_only_calls_create_no_state) {
 }
 END_TEST
 
+/* A cache of origins and values keyed on the generation must see every change the owner makes or notices. */
+START_TEST(test_owner_generation_moves_with_every_change) {
+        Target t = busy_read(), g = gro();
+        _cleanup_(freep) char *v = NULL;
+        uint64_t gen = owner_generation(o);
+
+#define ASSERT_MOVED(what)                                                                   \
+        do {                                                                                 \
+                ck_assert_msg(owner_generation(o) != gen, "generation did not move: %s", what); \
+                gen = owner_generation(o);                                                   \
+        } while (0)
+
+        /* Looking changes nothing. */
+        ck_assert_int_eq(owner_read(o, &t, &v), 0);
+        (void)owner_origin(o, &t);
+        ck_assert_int_eq(owner_check(o), 0);
+        ck_assert_uint_eq(owner_generation(o), gen);
+
+        set_ok(&t, LAYER_PROFILE, "100");
+        ASSERT_MOVED("profile set");
+        set_ok(&t, LAYER_CONTROLLER, "0");
+        ASSERT_MOVED("controller set");
+        unset_ok(&t, LAYER_CONTROLLER);
+        ASSERT_MOVED("controller unset");
+        ck_assert_int_eq(owner_check(o), 0);
+        ck_assert_uint_eq(owner_generation(o), gen); /* nothing changed outside */
+        tu_write(root, BUSY_READ, "77\n", 0644);
+        ck_assert_int_eq(owner_check(o), 1);
+        ASSERT_MOVED("outside change noticed");
+        set_ok(&g, LAYER_PROFILE, "20000");
+        ASSERT_MOVED("device value set");
+        ck_assert_int_eq(owner_rename_device(o, "eth1", "eth2"), 1);
+        ASSERT_MOVED("device renamed");
+        ck_assert_int_eq(owner_forget_device(o, "eth2"), 1);
+        ASSERT_MOVED("device forgotten");
+        ck_assert_int_eq(owner_restore_all(o), 0);
+        ASSERT_MOVED("restore");
+#undef ASSERT_MOVED
+}
+END_TEST
+
 /* ---- comparing kernel texts ---- */
 
 START_TEST(test_owner_value_equal_by_kind) {
@@ -903,6 +944,7 @@ static Suite *owner_suite(void) {
         tc = tcase_create("reading");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_owner_read_only_calls_create_no_state);
+        tcase_add_test(tc, test_owner_generation_moves_with_every_change);
         tcase_add_test(tc, test_owner_value_equal_by_kind);
         suite_add_tcase(s, tc);
 

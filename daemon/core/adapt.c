@@ -23,8 +23,10 @@ struct Adapter {
         bool running;
         /* Where a knob the profile does not set returns to: its value before netpolld moved it. */
         uint64_t home[_CONTROL_KNOB_MAX];
-        /* The last read of each knob netpolld does not own (see knob_current()). */
+        /* The last look at each knob: its origin and value (see knob_current()). */
         uint64_t read_at_us[_CONTROL_KNOB_MAX];
+        uint64_t read_generation[_CONTROL_KNOB_MAX];
+        ValueOrigin read_origin[_CONTROL_KNOB_MAX];
         uint64_t read_value[_CONTROL_KNOB_MAX];
         int read_result[_CONTROL_KNOB_MAX];
         /* Decisions applied since start, by knob and cause (for the metrics). */
@@ -163,27 +165,32 @@ int adapter_load(Adapter *a, const Monitor **ret) {
 }
 
 /*
- * A knob's current value without reading it every interval: sysctl reads
- * are the costliest part of a tick (~10us each, more than all statistics
- * files together). What netpolld wrote itself is known; anything else is
- * re-read at most once per KNOB_REREAD_USEC. Outside changes to knobs
- * netpolld owns are still caught before any move (manager_adapt checks) and
- * by the ownership timer.
+ * A knob's origin and current value without looking every interval: each
+ * look resolves the knob's path (a stat), asks the owner, opens and reads a
+ * sysctl, and these were half of an idle tick's CPU. They are looked at
+ * again when the owner's generation moved (netpolld changed something: its
+ * own moves are seen at the next tick) and at least once per
+ * KNOB_REREAD_USEC (somebody else's writes). Outside changes to knobs
+ * netpolld holds are also caught before any move (manager_adapt checks the
+ * kernel) and by the ownership timer.
  */
-#define KNOB_REREAD_USEC (1 * UINT64_C(1000000))
+#define KNOB_REREAD_USEC (5 * UINT64_C(1000000))
 
-static int knob_current(Adapter *a, ControlKnob k, const KnobRef *ref, ValueOrigin origin, uint64_t now_us,
+static int knob_current(Adapter *a, ControlKnob k, const KnobRef *ref, uint64_t now_us, ValueOrigin *ret_origin,
                         uint64_t *ret) {
+        uint64_t gen = owner_generation(a->manager->owner);
         KnobValue v = {};
         int r;
 
-        /* What netpolld holds is read every time: its own moves must be seen at once. */
-        if (origin != ORIGIN_DEFAULT || a->read_at_us[k] == 0 || now_us - a->read_at_us[k] >= KNOB_REREAD_USEC) {
+        if (a->read_at_us[k] == 0 || a->read_generation[k] != gen || now_us - a->read_at_us[k] >= KNOB_REREAD_USEC) {
+                a->read_origin[k] = manager_knob_origin(a->manager, ref);
                 r = knob_read(ref, a->manager->sysroot, &v);
                 a->read_result[k] = r < 0 ? r : 0;
                 a->read_value[k] = v.num;
                 a->read_at_us[k] = now_us;
+                a->read_generation[k] = gen;
         }
+        *ret_origin = a->read_origin[k];
         if (a->read_result[k] < 0)
                 return a->read_result[k];
         *ret = a->read_value[k];
@@ -194,12 +201,12 @@ static int knob_current(Adapter *a, ControlKnob k, const KnobRef *ref, ValueOrig
 static void knob_input(Adapter *a, ControlKnob k, uint64_t now_us, ControlKnobInput *in) {
         Manager *m = a->manager;
         KnobRef ref = { .desc = knob_find(control_knob_name(k)) };
-        ValueOrigin origin = ref.desc ? manager_knob_origin(m, &ref) : ORIGIN_DEFAULT;
+        ValueOrigin origin;
         const ProfileKnob *pk;
         uint64_t cur;
 
         *in = (ControlKnobInput){};
-        if (!ref.desc || knob_current(a, k, &ref, origin, now_us, &cur) < 0)
+        if (!ref.desc || knob_current(a, k, &ref, now_us, &origin, &cur) < 0)
                 return; /* unsupported or unreadable: the controller leaves it alone */
         in->supported = true;
         in->current = cur;

@@ -39,6 +39,7 @@ struct Owner {
         bool have_napi;
         char *error; /* owner_last_error() */
         int journal_error; /* the last failed journal update's errno, for owner_not_journaled_message() */
+        uint64_t generation; /* owner_generation() */
 };
 
 static const char *const kind_names[_TARGET_KIND_MAX] = {
@@ -278,6 +279,7 @@ static Held *find_held(const Owner *o, const char *key) {
 static void drop_held(Owner *o, Held *h) {
         size_t i = (size_t)(h - o->held);
 
+        o->generation++;
         held_done(h);
         memmove(o->held + i, o->held + i + 1, (o->n_held - i - 1) * sizeof(Held));
         o->n_held--;
@@ -372,6 +374,7 @@ static void mark_external(Owner *o, Held *h, const char *now) {
         if (o->journal && journal_get(o->journal, h->t.key))
                 (void)journal_forget(o->journal, h->t.key);
         h->external = true;
+        o->generation++;
         report(o, &h->t, h->expected, now, "external");
         free(h->expected);
         h->expected = NULL;
@@ -623,6 +626,7 @@ int owner_set(Owner *o, const Target *t, Layer layer, const char *value, const c
                 return -EINVAL;
         free(o->error);
         o->error = NULL;
+        o->generation++;
         h = get_held(o, t);
         if (!h)
                 return -ENOMEM;
@@ -670,6 +674,7 @@ int owner_unset(Owner *o, const Target *t, unsigned layers, const char *reason, 
                         (void)owner_read(o, t, ret_now);
                 return 0;
         }
+        o->generation++;
         for (Layer l = 0; l < _LAYER_MAX; l++)
                 if (layers & LAYER_BIT(l)) {
                         free(h->layer[l]);
@@ -777,6 +782,7 @@ int owner_rename_device(Owner *o, const char *old_name, const char *new_name) {
                         (void)journal_forget(o->journal, h->t.key);
                 }
                 h->t = t;
+                o->generation++;
                 n++;
         }
         return n;
@@ -817,6 +823,7 @@ int owner_restore_all(Owner *o) {
         int failed = 0, persist_error = 0;
         bool progress;
 
+        o->generation++;
         if (!o->journal)
                 return 0;
         if (o->dry_run) {
@@ -900,7 +907,12 @@ int owner_restore_all(Owner *o) {
         return persist_error < 0 ? persist_error : (int)journal_size(o->journal);
 }
 
+uint64_t owner_generation(const Owner *o) {
+        return o ? o->generation : 0;
+}
+
 int owner_discard(Owner *o) {
+        o->generation++;
         for (size_t i = 0; i < o->n_held; i++)
                 held_done(&o->held[i]);
         o->n_held = 0;

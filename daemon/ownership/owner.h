@@ -170,6 +170,14 @@ int owner_unset(Owner *o, const Target *t, unsigned layers, const char *reason, 
 
 /* The target's origin; ORIGIN_DEFAULT for one the owner never saw. Never creates state. */
 ValueOrigin owner_origin(const Owner *o, const Target *t);
+/*
+ * Moves on whenever what the owner holds, or a value it wrote, may have
+ * changed (a set, an unset, an outside change noticed, a device forgotten or
+ * renamed, a restore): origins and values cached under one generation are
+ * still what owner_origin() and the kernel would say, but for outside writes
+ * not yet noticed.
+ */
+uint64_t owner_generation(const Owner *o);
 /* What the layer asks for, or NULL. Owned by the owner. */
 const char *owner_layer_value(const Owner *o, const Target *t, Layer layer);
 
