@@ -502,7 +502,7 @@ START_TEST(test_sampler_tasks_count_who_waits_where) {
 }
 END_TEST
 
-START_TEST(test_sampler_tasks_psi_unchanged_skips_the_scan) {
+START_TEST(test_sampler_tasks_psi_below_one_percent_skips_the_scan) {
         World w = tasks_world();
         _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
 
@@ -516,12 +516,25 @@ START_TEST(test_sampler_tasks_psi_unchanged_skips_the_scan) {
         ck_assert(!monitor_system(m)->tasks_scanned);
         ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 0);
 
-        /* PSI moves: the next scan sees all the delay since the last scan it made. */
-        w.psi_total_us += 5000;
+        /* PSI moves by less than 1 % of the 100 ms: still skipped. */
+        w.psi_total_us += 999;
         world_write(&w);
         ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
+        ck_assert(!monitor_system(m)->tasks_scanned);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 0);
+
+        /* By 1 %: the scan sees all the delay since the last scan it made. */
+        w.psi_total_us += 1000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 400 * MS), 1);
         ck_assert(monitor_system(m)->tasks_scanned);
         ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 600);
+
+        /* A total that went back (a new PSI file after a hotplug, a wrap) scans rather than guesses. */
+        w.psi_total_us -= 5000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 500 * MS), 1);
+        ck_assert(monitor_system(m)->tasks_scanned);
 }
 END_TEST
 
@@ -657,8 +670,8 @@ START_TEST(test_sampler_tasks_scan_and_listing_allocate_nothing) {
 
         ck_assert_int_eq(monitor_sample(m, 300 * MS), 0);
         for (uint64_t i = 2; i < 20; i++) {
-                /* Every sample scans (PSI moved) and lists /proc again (a PID was handed out, 300 ms apart). */
-                w.psi_total_us += 100;
+                /* Every sample scans (PSI moved 1 % of 300 ms) and lists /proc again (a PID was handed out). */
+                w.psi_total_us += 3000;
                 w.last_pid++;
                 w.task[1].delay_ns += MS;
                 world_write(&w);
@@ -773,7 +786,7 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_allocates_nothing_per_sample);
         tcase_add_test(tc, test_sampler_follows_a_file_that_outgrows_its_buffer);
         tcase_add_test(tc, test_sampler_tasks_count_who_waits_where);
-        tcase_add_test(tc, test_sampler_tasks_psi_unchanged_skips_the_scan);
+        tcase_add_test(tc, test_sampler_tasks_psi_below_one_percent_skips_the_scan);
         tcase_add_test(tc, test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited);
         tcase_add_test(tc, test_sampler_crowd_needs_the_tasks_source);
         tcase_add_test(tc, test_sampler_tasks_listed_again_only_when_one_was_created);

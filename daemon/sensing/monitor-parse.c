@@ -55,20 +55,21 @@ static bool scan_token(Scan *s, const char **ret, size_t *ret_len) {
 }
 
 static int digit_value(char c, unsigned base) {
-        int d;
+        unsigned d;
 
         if (c >= '0' && c <= '9')
-                d = c - '0';
+                d = (unsigned)(c - '0');
         else if (c >= 'a' && c <= 'f')
-                d = c - 'a' + 10;
+                d = (unsigned)(c - 'a' + 10);
         else if (c >= 'A' && c <= 'F')
-                d = c - 'A' + 10;
+                d = (unsigned)(c - 'A' + 10);
         else
                 return -1;
-        return (unsigned)d < base ? d : -1;
+        return d < base ? (int)d : -1;
 }
 
-/* All of t[0..len) as digits of base; false when empty, not digits, or above UINT64_MAX. */
+/* All of t[0..len) as digits of base; false when empty, not digits, or above UINT64_MAX.
+ * These files are read every tick: the overflow checks multiply and add, never divide. */
 static bool parse_digits(const char *t, size_t len, unsigned base, uint64_t *ret) {
         uint64_t v = 0;
 
@@ -76,9 +77,8 @@ static bool parse_digits(const char *t, size_t len, unsigned base, uint64_t *ret
                 return false;
         for (size_t i = 0; i < len; i++) {
                 int d = digit_value(t[i], base);
-                if (d < 0 || v > (UINT64_MAX - (unsigned)d) / base)
+                if (d < 0 || __builtin_mul_overflow(v, base, &v) || __builtin_add_overflow(v, (unsigned)d, &v))
                         return false;
-                v = v * base + (unsigned)d;
         }
         *ret = v;
         return true;

@@ -89,22 +89,29 @@ static int stat_file_open(StatFile *f, const char *sysroot, const char *path) {
         return 0;
 }
 
-/* Reads the whole file into f->buf; grows the buffer only when the file no longer fits. */
+/*
+ * Reads the whole file into f->buf; grows the buffer only when the file no
+ * longer fits. A short read is the end: these /proc files are seq_files,
+ * which fill the buffer unless the text ends (as do the regular files of a
+ * test's sysroot), and a pread past offset 0 only to see 0 would make the
+ * kernel generate the whole text again to find the offset.
+ */
 static int stat_file_read(StatFile *f) {
         for (;;) {
                 size_t len = 0;
                 char *nbuf;
 
                 while (len < f->size - 1) {
-                        ssize_t n = pread(f->fd, f->buf + len, f->size - 1 - len, (off_t)len);
+                        size_t want = f->size - 1 - len;
+                        ssize_t n = pread(f->fd, f->buf + len, want, (off_t)len);
                         if (n < 0) {
                                 if (errno == EINTR)
                                         continue;
                                 return negative_errno();
                         }
-                        if (n == 0)
-                                break;
                         len += (size_t)n;
+                        if ((size_t)n < want)
+                                break;
                 }
                 if (len < f->size - 1) {
                         f->buf[len] = 0;
@@ -255,6 +262,15 @@ int monitor_new(Monitor **ret, const char *sysroot) {
         return 0;
 }
 
+/* Whether PSI's "some" grew by MONITOR_SCAN_WAIT_PERMILLE of the time between the readings (or went back). */
+static bool psi_waited(const Reading *prev, const Reading *cur) {
+        uint64_t elapsed_us = (cur->now_ns - prev->now_ns) / 1000;
+
+        if (cur->psi.some_total_us < prev->psi.some_total_us)
+                return true;
+        return cur->psi.some_total_us - prev->psi.some_total_us >= elapsed_us * MONITOR_SCAN_WAIT_PERMILLE / 1000;
+}
+
 /* Reads and parses every file into rd; rd is scratch until the whole sample succeeded. */
 static int read_all(Monitor *m, Reading *rd) {
         size_t n = m->n_cpus;
@@ -298,10 +314,10 @@ static int read_all(Monitor *m, Reading *rd) {
                         return r;
         }
         if (m->source == MONITOR_SOURCE_TASKS) {
-                /* Last, as it moves the tasks' baselines: PSI's "some" total standing still means nobody waited. */
+                /* Last, as it moves the tasks' baselines. */
                 memset(m->waited_ns, 0, m->n_cpus * sizeof(*m->waited_ns));
                 memset(m->crowd_ns, 0, m->n_cpus * sizeof(*m->crowd_ns));
-                m->scanned = !(m->psi && m->have_prev && rd->psi.some_total_us == m->prev->psi.some_total_us);
+                m->scanned = !m->psi || !m->have_prev || psi_waited(m->prev, rd);
                 if (m->scanned) {
                         r = task_wait_scan(m->tasks, rd->now_ns, m->waited_ns, m->crowd_ns, n);
                         if (r < 0)

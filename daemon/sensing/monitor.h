@@ -16,9 +16,13 @@
  *                    /proc/PID/task/TID/schedstat delay, on the CPU it last ran
  *                    on (taskwait.h); needs CONFIG_SCHED_INFO only. A running
  *                    busy poller gains run time, not delay, so it never counts.
- *                    When PSI's cpu "some" total has not moved since the last
- *                    sample nobody waited anywhere and the scan is skipped (the
- *                    idle cost is that one pread);
+ *                    When PSI's cpu "some" total grew by less than
+ *                    MONITOR_SCAN_WAIT_PERMILLE of the interval since the last
+ *                    sample, no CPU can have had tasks waiting for more than a
+ *                    sliver of it: the scan is skipped and every CPU reads 0
+ *                    (the idle cost is then that one pread; PSI weighs CPUs
+ *                    by their busy time, so an idle CPU does not dilute a
+ *                    crowded one);
  *   "sched_debug"    debugfs sched/debug .nr_running, an instant reading:
  *                    waiting = nr_running - 1; needs debugfs mounted;
  *   "procs_running"  /proc/stat, system-wide only: every online CPU gets
@@ -44,6 +48,14 @@
 #include "cpuset.h"
 
 typedef struct Monitor Monitor;
+
+/*
+ * The task scan runs only when PSI's "some" grew by at least this share of
+ * the interval, in thousandths: 1 %. On an idle 2-CPU VM "some" moves in most
+ * 100 ms intervals (timer wake-ups), but by 1 ms or more in about one in ten
+ * (measured); the scan of ~100 tasks is the largest part of a tick.
+ */
+#define MONITOR_SCAN_WAIT_PERMILLE 10
 
 typedef enum MonitorSource {
         MONITOR_SOURCE_SCHEDSTAT,
