@@ -327,28 +327,53 @@ START_TEST(test_sampler_counter_going_backwards_gives_zero) {
 }
 END_TEST
 
+/* Samples a second apart: outside source procs_running, /proc/stat is re-read once a second. */
 START_TEST(test_sampler_cpu_going_offline_and_back) {
         World w = { .schedstat = true, .procs_running = 1, .processed = { 0, 1000 } };
         _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
 
-        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        ck_assert_int_eq(monitor_sample(m, 1000 * MS), 0);
         w.cpu1_offline = true;
         world_write(&w);
-        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert_int_eq(monitor_sample(m, 2000 * MS), 1);
         ck_assert(!monitor_cpu(m, 1)->online);
         ck_assert_uint_eq(monitor_cpu(m, 1)->processed_per_sec, 0);
 
         w.cpu1_offline = false;
         w.processed[1] = 5000;
         world_write(&w);
-        ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
+        ck_assert_int_eq(monitor_sample(m, 3000 * MS), 1);
         ck_assert(monitor_cpu(m, 1)->online);
         ck_assert_uint_eq(monitor_cpu(m, 1)->processed_per_sec, 0); /* back: a new baseline only */
 
         w.processed[1] += 10;
         world_write(&w);
-        ck_assert_int_eq(monitor_sample(m, 400 * MS), 1);
-        ck_assert_uint_eq(monitor_cpu(m, 1)->processed_per_sec, 100);
+        ck_assert_int_eq(monitor_sample(m, 4000 * MS), 1);
+        ck_assert_uint_eq(monitor_cpu(m, 1)->processed_per_sec, 10);
+}
+END_TEST
+
+/* Its intr line makes /proc/stat the costliest file: only source procs_running reads it every interval. */
+START_TEST(test_sampler_reads_proc_stat_once_a_second_unless_it_is_the_source) {
+        World w = { .schedstat = true, .procs_running = 3 };
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+
+        ck_assert_int_eq(monitor_sample(m, 1000 * MS), 0);
+        w.procs_running = 7;
+        w.cpu1_offline = true;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 1500 * MS), 1);
+        ck_assert_uint_eq(monitor_system(m)->procs_running, 3); /* the last reading, carried over */
+        ck_assert(monitor_cpu(m, 1)->online);
+        ck_assert_int_eq(monitor_sample(m, 2000 * MS), 1);
+        ck_assert_uint_eq(monitor_system(m)->procs_running, 7);
+        ck_assert(!monitor_cpu(m, 1)->online);
+
+        /* Odd content is caught at the next read, and the sample changes nothing. */
+        tu_write(root, "proc/stat", "cpu  1 2 3 4\nprocs_running x\n", 0644);
+        ck_assert_int_eq(monitor_sample(m, 2100 * MS), 1);
+        ck_assert_int_lt(monitor_sample(m, 3000 * MS), 0);
+        ck_assert_uint_eq(monitor_system(m)->procs_running, 7);
 }
 END_TEST
 
@@ -781,6 +806,7 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_procs_running_spreads_over_online_cpus);
         tcase_add_test(tc, test_sampler_counter_going_backwards_gives_zero);
         tcase_add_test(tc, test_sampler_cpu_going_offline_and_back);
+        tcase_add_test(tc, test_sampler_reads_proc_stat_once_a_second_unless_it_is_the_source);
         tcase_add_test(tc, test_sampler_keeps_baseline_when_a_read_fails);
         tcase_add_test(tc, test_sampler_load_over_a_cpu_set);
         tcase_add_test(tc, test_sampler_allocates_nothing_per_sample);

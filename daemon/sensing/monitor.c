@@ -58,6 +58,7 @@ struct Monitor {
         uint64_t *crowd_ns;  /* per CPU, the crowd's run time growth in the last sample */
         size_t crowd;        /* the crowd's size at the last mark (some may have ended since) */
         bool scanned;        /* the last sample scanned tasks (else PSI said nobody waited) */
+        uint64_t stat_read_ns; /* when /proc/stat was last read (see read_all()) */
         char *sysroot;              /* for the busy-poll counter, made on first use */
         BusyPollCounter *busy_poll;
         int busy_poll_error;        /* set once the counter could not be made */
@@ -276,12 +277,26 @@ static int read_all(Monitor *m, Reading *rd) {
         size_t n = m->n_cpus;
         int r;
 
-        r = stat_file_read(&m->stat);
-        if (r < 0)
-                return r;
-        r = proc_stat_parse(m->stat.buf, &rd->stat, rd->online, n);
-        if (r < 0)
-                return r;
+        /*
+         * /proc/stat gives the online CPUs and procs_running; its intr line
+         * (every IRQ's count) makes it the costliest file. Only source
+         * procs_running needs it every interval: the others re-read it once
+         * per MONITOR_STAT_REFRESH_NS (a CPU going offline is seen within it)
+         * and carry the last reading over in between.
+         */
+        if (m->source == MONITOR_SOURCE_PROCS_RUNNING || !m->have_prev || rd->now_ns < m->stat_read_ns ||
+            rd->now_ns - m->stat_read_ns >= MONITOR_STAT_REFRESH_NS) {
+                r = stat_file_read(&m->stat);
+                if (r < 0)
+                        return r;
+                r = proc_stat_parse(m->stat.buf, &rd->stat, rd->online, n);
+                if (r < 0)
+                        return r;
+                m->stat_read_ns = rd->now_ns;
+        } else {
+                rd->stat = m->prev->stat;
+                memcpy(rd->online, m->prev->online, n * sizeof(*rd->online));
+        }
         r = stat_file_read(&m->softnet);
         if (r < 0)
                 return r;

@@ -57,6 +57,9 @@ typedef struct Monitor Monitor;
  */
 #define MONITOR_SCAN_WAIT_PERMILLE 10
 
+/* /proc/stat (online CPUs, procs_running) is read every interval only for source procs_running, else this often. */
+#define MONITOR_STAT_REFRESH_NS (UINT64_C(1000) * 1000 * 1000)
+
 typedef enum MonitorSource {
         MONITOR_SOURCE_SCHEDSTAT,
         MONITOR_SOURCE_TASKS,
