@@ -18,7 +18,7 @@
 
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
-#include <netlink/route/link.h>
+#include <net/if.h>
 
 #include "macro.h"
 #include "nl-util.h"
@@ -69,7 +69,6 @@ static const int napi_attr[_NAPI_KNOB_MAX] = {
 
 struct NetdevGenl {
         struct nl_sock *sk;    /* NETLINK_GENERIC */
-        struct nl_sock *route; /* NETLINK_ROUTE, same namespace: ifindex lookups */
         int family;
 };
 
@@ -77,7 +76,6 @@ NetdevGenl *netdev_genl_free(NetdevGenl *g) {
         if (!g)
                 return NULL;
         nl_socket_free(g->sk);
-        nl_socket_free(g->route);
         free(g);
         return NULL;
 }
@@ -89,8 +87,6 @@ int netdev_genl_open(NetdevGenl **ret, int family) {
         if (!g)
                 return -ENOMEM;
         r = nl_socket_open(NETLINK_GENERIC, &g->sk);
-        if (r >= 0)
-                r = nl_socket_open(NETLINK_ROUTE, &g->route);
         if (r < 0)
                 return r;
         /* Replies can exceed a page (many queues): let libnl size the buffer. */
@@ -110,17 +106,15 @@ int netdev_genl_family(const NetdevGenl *g) {
 }
 
 int netdev_genl_ifindex(NetdevGenl *g, const char *ifname) {
-        struct rtnl_link *link = NULL;
-        int r, ifindex;
+        unsigned ifindex;
 
         if (!g || !ifname)
                 return -EINVAL;
-        r = rtnl_link_get_kernel(g->route, 0, ifname, &link);
-        if (r < 0)
-                return r == -NLE_OBJ_NOTFOUND || r == -NLE_NODEV ? -ENODEV : errno_from_nl(r);
-        ifindex = rtnl_link_get_ifindex(link);
-        rtnl_link_put(link);
-        return ifindex > 0 ? ifindex : -ENODEV;
+        /* The socket is in netpolld's own namespace (nl_socket_open()): so is this lookup. */
+        ifindex = if_nametoindex(ifname);
+        if (ifindex == 0)
+                return errno == ENODEV || errno == ENXIO ? -ENODEV : negative_errno();
+        return ifindex <= INT_MAX ? (int)ifindex : -ENODEV;
 }
 
 /* ---- one request, its replies ------------------------------------------- */

@@ -8,7 +8,7 @@
 
 #include <net/if.h>
 
-#include <netlink/cache.h>
+#include <netlink/socket.h>
 
 #include "cpuset.h"
 #include "irqpin.h"
@@ -31,8 +31,9 @@ typedef struct Slot {
 typedef struct Device {
         int ifindex;
         char name[IF_NAMESIZE];
-        unsigned flags;        /* IFF_* from the link cache */
+        unsigned flags;        /* IFF_* from the last link message */
         bool managed;          /* matches the [irq] devices */
+        bool listed;           /* in the dump being read (sync_devices()) */
         Slot *slots;
         size_t n_slots;
 } Device;
@@ -42,8 +43,7 @@ struct IrqPin {
         char *sysroot;
         Owner *owner;          /* every write goes through it; NULL: nothing is written (tests) */
 
-        struct nl_cache_mngr *mngr;
-        struct nl_cache *links;
+        struct nl_sock *links; /* NETLINK_ROUTE, RTNLGRP_LINK: new, changed and removed links */
         sd_event_source *io;
         sd_event_source *retry;
         bool dirty;            /* link events since the last pass */

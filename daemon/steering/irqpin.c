@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * irqpin.c: the IrqPin object: the link cache manager on the event loop,
- * the device list it keeps, applying the policy to all devices (and again
- * when devices appear or change), the retry timer, and ListIrqs rows.
+ * irqpin.c: the IrqPin object: the device list, kept from rtnetlink link
+ * messages (a dump at start, RTNLGRP_LINK events on the event loop), applying
+ * the policy to all devices (and again when devices appear or change), the
+ * retry timer, and ListIrqs rows.
  */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <netlink/route/link.h>
+#include <linux/rtnetlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
 
 #include "irqpin-internal.h"
 #include "log.h"
@@ -64,10 +67,8 @@ static bool device_matches(const IrqPin *p, const Device *d) {
         return false;
 }
 
-/* Adds or updates the device of a link object; keeps the list sorted by ifindex. */
-static int device_update(IrqPin *p, struct rtnl_link *link, Device **ret) {
-        int ifindex = rtnl_link_get_ifindex(link);
-        const char *name = rtnl_link_get_name(link);
+/* Adds or updates the device of a link message; keeps the list sorted by ifindex. */
+static int device_update(IrqPin *p, int ifindex, const char *name, unsigned flags, Device **ret) {
         Device *d = device_find(p, ifindex);
 
         if (ifindex <= 0 || !name || strlen(name) >= IF_NAMESIZE)
@@ -92,7 +93,7 @@ static int device_update(IrqPin *p, struct rtnl_link *link, Device **ret) {
                         (void)owner_rename_device(p->owner, d->name, name);
         }
         strcpy(d->name, name);
-        d->flags = rtnl_link_get_flags(link);
+        d->flags = flags;
         if (ret)
                 *ret = d;
         return 0;
@@ -266,49 +267,101 @@ bool irqpin_irqbalance_running(const IrqPin *p) {
 
 /* ---- link events ---------------------------------------------------------------- */
 
-static void on_link(struct nl_cache *cache, struct nl_object *obj, int action, void *userdata) {
+typedef struct Link {
+        int type; /* RTM_NEWLINK or RTM_DELLINK */
+        int ifindex;
+        unsigned flags;
+        const char *name; /* NULL when the message has none */
+} Link;
+
+/* A link message's ifindex, flags and name; false for anything else or a malformed one. */
+static bool link_parse(struct nl_msg *msg, Link *ret) {
+        static struct nla_policy policy[IFLA_MAX + 1] = {
+                [IFLA_IFNAME] = { .type = NLA_STRING, .maxlen = IF_NAMESIZE },
+        };
+        struct nlmsghdr *h = nlmsg_hdr(msg);
+        struct nlattr *tb[IFLA_MAX + 1];
+        const struct ifinfomsg *ifi;
+
+        if (h->nlmsg_type != RTM_NEWLINK && h->nlmsg_type != RTM_DELLINK)
+                return false;
+        if (nlmsg_parse(h, sizeof(struct ifinfomsg), tb, IFLA_MAX, policy) < 0)
+                return false;
+        ifi = nlmsg_data(h);
+        /* A bridge port's own messages (AF_BRIDGE, also RTM_DELLINK when it leaves the bridge) are not the link's. */
+        if (ifi->ifi_family != AF_UNSPEC)
+                return false;
+        *ret = (Link){
+                .type = h->nlmsg_type,
+                .ifindex = ifi->ifi_index,
+                .flags = ifi->ifi_flags,
+                .name = tb[IFLA_IFNAME] ? nla_get_string(tb[IFLA_IFNAME]) : NULL,
+        };
+        return true;
+}
+
+static int on_link(struct nl_msg *msg, void *userdata) {
         IrqPin *p = userdata;
-        struct rtnl_link *link = (struct rtnl_link *)obj;
-        Device *d = device_find(p, rtnl_link_get_ifindex(link));
+        Device *d;
+        Link l;
         int r;
 
-        switch (action) {
-        case NL_ACT_DEL:
+        if (!link_parse(msg, &l))
+                return NL_OK;
+        d = device_find(p, l.ifindex);
+        if (l.type == RTM_DELLINK) {
                 if (d) {
                         log_debug("%s: removed%s", d->name, d->managed ? ", forgetting its steering" : "");
                         device_remove(p, d);
                 }
-                return;
-        case NL_ACT_NEW:
-        case NL_ACT_CHANGE:
-                r = device_update(p, link, &d);
-                if (r < 0) {
-                        log_warning_errno(r, "cannot follow link %d: %m, ignoring", rtnl_link_get_ifindex(link));
-                        return;
-                }
-                log_debug("%s: %s (ifindex %d)", d->name, action == NL_ACT_NEW ? "appeared" : "changed", d->ifindex);
-                /* New, renamed, up or down: any of these can change what the policy says or what the device has. */
-                p->dirty = true;
-                return;
-        default:
-                return;
+                return NL_OK;
         }
+        bool known = d;
+        r = device_update(p, l.ifindex, l.name, l.flags, &d);
+        if (r < 0) {
+                log_warning_errno(r, "cannot follow link %d: %m, ignoring", l.ifindex);
+                return NL_OK;
+        }
+        log_debug("%s: %s (ifindex %d)", d->name, known ? "changed" : "appeared", d->ifindex);
+        /* New, renamed, up or down: any of these can change what the policy says or what the device has. */
+        p->dirty = true;
+        return NL_OK;
 }
 
+static int on_dumped_link(struct nl_msg *msg, void *userdata) {
+        IrqPin *p = userdata;
+        Device *d;
+        Link l;
+
+        if (!link_parse(msg, &l) || l.type != RTM_NEWLINK)
+                return NL_OK;
+        if (device_update(p, l.ifindex, l.name, l.flags, &d) >= 0)
+                d->listed = true;
+        return NL_OK;
+}
+
+/* Reads the whole link table; devices it no longer lists went while nobody was listening. */
 static int sync_devices(IrqPin *p) {
-        for (struct nl_object *o = nl_cache_get_first(p->links); o; o = nl_cache_get_next(o)) {
-                int r = device_update(p, (struct rtnl_link *)o, NULL);
-                if (r == -ENOMEM)
-                        return r;
-        }
-        /* Devices the cache no longer has went while we were not listening. */
-        for (size_t i = p->n_devices; i-- > 0;) {
-                struct rtnl_link *l = rtnl_link_get(p->links, p->devices[i].ifindex);
-                if (l)
-                        rtnl_link_put(l);
-                else
+        _cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
+        struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+        int r;
+
+        r = nl_socket_open(NETLINK_ROUTE, &sk);
+        if (r < 0)
+                return r;
+        nl_socket_enable_msg_peek(sk); /* a link message can exceed a page */
+        for (size_t i = 0; i < p->n_devices; i++)
+                p->devices[i].listed = false;
+        r = errno_from_nl(nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_dumped_link, p));
+        if (r >= 0)
+                r = errno_from_nl(nl_send_simple(sk, RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi)));
+        if (r >= 0)
+                r = errno_from_nl(nl_recvmsgs_default(sk));
+        if (r < 0)
+                return r;
+        for (size_t i = p->n_devices; i-- > 0;)
+                if (!p->devices[i].listed)
                         device_remove(p, &p->devices[i]);
-        }
         return 0;
 }
 
@@ -317,25 +370,46 @@ static int on_netlink(sd_event_source *s, int fd, uint32_t revents, void *userda
         int r;
 
         p->dirty = false;
-        r = errno_from_nl(nl_cache_mngr_data_ready(p->mngr));
-        if (r >= 0) {
+        /* Each call reads one datagram: go on until the socket is drained. */
+        do
+                r = nl_recvmsgs_default(p->links);
+        while (r >= 0);
+        if (r == -NLE_AGAIN) {
                 /* One pass for the whole batch of events. */
                 if (p->dirty)
                         (void)apply_all(p);
                 return 0;
         }
         /* Events overflowed (ENOBUFS) or the socket broke: read the whole table again. */
+        r = errno_from_nl(r);
         log_warning_errno(r, "lost link events (%m); resynchronising the device list");
-        _cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
-        r = nl_socket_open(NETLINK_ROUTE, &sk);
-        if (r >= 0)
-                r = errno_from_nl(nl_cache_refill(sk, p->links));
-        if (r >= 0)
-                r = sync_devices(p);
+        r = sync_devices(p);
         if (r < 0)
                 return log_error_errno(r, "cannot resynchronise the device list: %m");
         (void)apply_all(p);
         return 0;
+}
+
+/* Listens to link events first, then reads the table: nothing can fall between the two. */
+static int watch_links(IrqPin *p) {
+        int r;
+
+        r = nl_socket_open(NETLINK_ROUTE, &p->links);
+        if (r < 0)
+                return r;
+        nl_socket_disable_seq_check(p->links);
+        nl_socket_enable_msg_peek(p->links);
+        r = errno_from_nl(nl_socket_add_membership(p->links, RTNLGRP_LINK));
+        if (r >= 0)
+                r = errno_from_nl(nl_socket_set_nonblocking(p->links));
+        if (r >= 0)
+                r = errno_from_nl(nl_socket_modify_cb(p->links, NL_CB_VALID, NL_CB_CUSTOM, on_link, p));
+        if (r < 0)
+                return r;
+        r = sync_devices(p);
+        if (r < 0)
+                return r;
+        return sd_event_add_io(p->event, &p->io, nl_socket_get_fd(p->links), EPOLLIN, on_netlink, p);
 }
 
 /* ---- object ---------------------------------------------------------------------- */
@@ -355,16 +429,7 @@ int irqpin_new(IrqPin **ret, sd_event *event, const char *sysroot, Owner *owner)
         if (!p->sysroot)
                 return -ENOMEM;
 
-        r = errno_from_nl(nl_cache_mngr_alloc(NULL, NETLINK_ROUTE, 0, &p->mngr));
-        if (r < 0)
-                return r;
-        r = errno_from_nl(nl_cache_mngr_add(p->mngr, "route/link", on_link, p, &p->links));
-        if (r < 0)
-                return r;
-        r = sync_devices(p);
-        if (r < 0)
-                return r;
-        r = sd_event_add_io(event, &p->io, nl_cache_mngr_get_fd(p->mngr), EPOLLIN, on_netlink, p);
+        r = watch_links(p);
         if (r < 0)
                 return r;
 
@@ -386,8 +451,7 @@ IrqPin *irqpin_free(IrqPin *p) {
                 return NULL;
         sd_event_source_disable_unref(p->io);
         sd_event_source_disable_unref(p->retry);
-        if (p->mngr)
-                nl_cache_mngr_free(p->mngr); /* frees the caches it manages */
+        nl_socket_free(p->links);
         netdev_genl_free(p->genl);
         sd_event_unref(p->event);
         for (size_t i = 0; i < p->n_devices; i++)

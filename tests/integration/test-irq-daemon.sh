@@ -33,6 +33,9 @@ NS=npdi-$$              # holds the peers
 DEV0=npd$$t0            # steered from the start
 DEV1=npd$$t1            # created while netpolld runs
 DEV2=npd$$t2            # created and deleted while netpolld runs
+DEV3=npd$$t3            # created, then renamed to DEV4, in and out of a bridge
+DEV4=npd$$t4
+BR=npd$$b0              # a bridge, not named by [irq]
 DEVU=npd$$u0            # not named by [irq]: never written
 MADE_LINKS=()
 
@@ -312,6 +315,32 @@ case_removed_veth_forgotten() {
         irq_refresh || return
         [ -z "$(irq_row "$DEV2" rx-0)" ] || fail "$DEV2 still listed: $(irq_row "$DEV2" rx-0)"
         expect_steered "$DEV1"
+}
+
+# The device list follows rtnetlink: a rename moves the steering (and its journal
+# entries) to the new name; a bridge port's own messages (AF_BRIDGE, a RTM_DELLINK
+# when it leaves) are not the link's and do not drop it.
+case_renamed_and_bridged_veth_followed() {
+        need_daemon || return
+        add_veth "$DEV3" p3 || { fail "cannot create the veth pair $DEV3/p3"; return; }
+        wait_for 5 queues_in_state "$DEV3" applied || { fail "$DEV3 not applied within 5 s"; return; }
+        MADE_LINKS+=("$DEV4" "$BR")
+        ip link set "$DEV3" down && ip link set "$DEV3" name "$DEV4" && ip link set "$DEV4" up ||
+                { fail "cannot rename $DEV3 to $DEV4"; return; }
+        wait_for 5 log_has "$DEV3: renamed to $DEV4" || fail "no log line for the rename" "$(tail -5 "$LOG")"
+        wait_for 5 queues_in_state "$DEV4" applied || { fail "$DEV4 not applied within 5 s"; return; }
+        irq_refresh || return
+        [ -z "$(irq_row "$DEV3" rx-0)" ] || fail "$DEV3 still listed: $(irq_row "$DEV3" rx-0)"
+        journal_has "/sys/class/net/$DEV4/" || fail "$DEV4's files are not journaled" "$(cat "$STATE/restore.journal")"
+        not_journaled "$DEV3" || fail "$DEV3's files still journaled" "$(cat "$STATE/restore.journal")"
+
+        ip link add "$BR" type bridge && ip link set "$DEV4" master "$BR" && ip link set "$DEV4" nomaster ||
+                { fail "cannot put $DEV4 in and out of bridge $BR"; return; }
+        sleep 0.5
+        irq_refresh || return
+        expect_eq "$DEV4 rx-0 state after leaving the bridge" "$(irq_field "$DEV4" rx-0 8)" applied
+        journal_has "/sys/class/net/$DEV4/" || fail "$DEV4 forgotten after leaving the bridge"
+        expect_eq "bridge $BR state" "$(irq_field "$BR" rx-0 8)" unmanaged
 }
 
 case_napi_set_and_get() {
@@ -709,6 +738,8 @@ run_case "netpollctl irq lists the test devices, applied, with NAPI ids (table a
 run_case "RPS/XPS in sysfs are what netpollctl irq shows, originals journaled" case_rps_xps_as_planned
 run_case "a veth created while netpolld runs gets the policy" case_new_veth_gets_policy
 run_case "a steered veth that is deleted is forgotten (list and journal)" case_removed_veth_forgotten
+run_case "a steered veth renamed keeps its steering under the new name, also after leaving a bridge" \
+        case_renamed_and_bridged_veth_followed
 run_case "per-NAPI values set and read back (netpollctl and the kernel)" case_napi_set_and_get
 run_case "irq-suspend-timeout@DEV sets, journals and hands back every NAPI instance" case_device_irq_suspend_timeout
 run_case "a profile without [irq] hands the devices back; switching back steers again" \
