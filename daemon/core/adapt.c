@@ -90,6 +90,16 @@ static uint64_t interval_us(const Adapter *a) {
         return a->manager->config ? a->manager->config->interval_us : DEFAULT_INTERVAL_USEC;
 }
 
+/*
+ * How late a sample may come. sd-event's default (accuracy 0) is 250 ms, and
+ * it coalesces wake-ups onto that grid: a 100 ms interval sampled 4 times a
+ * second, not 10 (strace of the daemon). A hundredth of the interval keeps
+ * the interval what the configuration says.
+ */
+static uint64_t accuracy_us(const Adapter *a) {
+        return MAX(interval_us(a) / 100, UINT64_C(1));
+}
+
 int adapter_update(Adapter *a) {
         bool run = profile_adapts(a) && !a->paused;
         int r;
@@ -121,11 +131,14 @@ int adapter_update(Adapter *a) {
                 return a->timer ? sd_event_source_set_enabled(a->timer, SD_EVENT_OFF) : 0;
         }
         if (!a->timer) {
-                r = sd_event_add_time_relative(a->event, &a->timer, CLOCK_MONOTONIC, interval_us(a), 0, on_tick, a);
+                r = sd_event_add_time_relative(a->event, &a->timer, CLOCK_MONOTONIC, interval_us(a), accuracy_us(a),
+                                               on_tick, a);
                 if (r < 0)
                         return r;
         } else {
-                r = sd_event_source_set_time_relative(a->timer, interval_us(a));
+                r = sd_event_source_set_time_accuracy(a->timer, accuracy_us(a));
+                if (r >= 0)
+                        r = sd_event_source_set_time_relative(a->timer, interval_us(a));
                 if (r < 0)
                         return r;
                 r = sd_event_source_set_enabled(a->timer, SD_EVENT_ONESHOT);
