@@ -275,6 +275,10 @@ def cost_section(cost):
                     f"mode {cost.get('netpolld_mode', '?')}, interval "
                     f"{int(cost.get('netpolld_interval_us', '0')) / 1000:g} ms, "
                     f"{cost.get('netpolld_window_s', '?')} s window"))
+    rows.append(row("wake-up floor (bench/timerfloor.c)", "timerfloor",
+                    f"an empty sd-event timer every "
+                    f"{int(cost.get('timerfloor_interval_us', '0')) / 1000:g} ms: what waking up "
+                    f"that often costs here by itself"))
     rows.append(row(f"tuned {cost.get('tuned_version', '')} (network-latency)", "tuned",
                     f"busy_read set to {cost.get('tuned_busy_read', '?')}, D-Bus name "
                     f"{cost.get('tuned_bus_name', '?')}, {cost.get('tuned_window_s', '?')} s window"))

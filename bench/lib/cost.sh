@@ -50,8 +50,26 @@ cost_netpolld() {
         for kv in $line; do
                 cost_put "busrtt_${kv%%=*}" "${kv#*=}"
         done
+        local interval
+        interval=$(daemon_property Interval | sed 's/^t //')
         netpolld_stop
         base_check "netpolld (cost)"
+        cost_timerfloor "$window" "$interval"
+}
+
+# The same window for bench/timerfloor.c: an sd-event timer at netpolld's
+# interval that does nothing, what waking up that often costs here by itself.
+cost_timerfloor() {
+        local window=$1 interval=$2 pid
+        [[ $interval =~ ^[0-9]+$ ]] || { log "no interval from netpolld ('$interval'): wake-up floor not measured"; return 0; }
+        log "daemon cost: wake-up floor, an empty timer every ${interval}us for ${window}s"
+        "$TIMERFLOOR" "$interval" &
+        pid=$!
+        child_add "$pid" timerfloor
+        sleep 1
+        measure_process timerfloor "$pid" "$window"
+        cost_put timerfloor_interval_us "$interval"
+        stop_pid "$pid" 5
 }
 
 # Every sysctl as "key<TAB>value" lines; the tabs between the fields of a

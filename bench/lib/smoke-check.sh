@@ -59,6 +59,7 @@ fi
 
 if [[ $parts == *" cost "* ]]; then
 grep -q '^netpolld_rss_kb=[1-9]' "$out/cost.txt" && ok "netpolld cost measured" || fail "no netpolld cost"
+grep -q '^timerfloor_cpu_s_per_min=' "$out/cost.txt" && ok "wake-up floor measured" || fail "no wake-up floor"
 grep -qE '^(tuned_rss_kb=[1-9]|tuned_unavailable=)' "$out/cost.txt" && ok "tuned cost measured or explained" ||
         fail "no tuned cost and no reason"
 grep -q '^busrtt_ratio_p50=' "$out/cost.txt" && ok "SetKnob/GetId ratio measured" || fail "no SetKnob/GetId ratio"
