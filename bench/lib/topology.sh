@@ -63,11 +63,18 @@ topo_up() {
         log "topology: $NS_CLI/$VETH_CLI $ADDR_CLI <-> $NS_SRV/$VETH_SRV $ADDR_SRV (GRO on, TSO off)"
 }
 
+# Deleting a namespace deletes the veth end in it, and so the pair. A failure is
+# said, with ip's reason, and tried once more a second later.
 topo_down() {
         [[ $TOPO_UP == 1 ]] || return 0
-        # Deleting a namespace deletes the veth end in it, and so the pair.
-        ip netns del "$NS_CLI" 2>/dev/null
-        ip netns del "$NS_SRV" 2>/dev/null
+        local ns err
+        for ns in "$NS_CLI" "$NS_SRV"; do
+                ip netns list | grep -qE "^$ns( |\$)" || continue
+                err=$(ip netns del "$ns" 2>&1) && continue
+                log "ip netns del $ns failed ($err); trying again"
+                sleep 1
+                err=$(ip netns del "$ns" 2>&1) || log "ip netns del $ns failed again: $err"
+        done
         TOPO_UP=0
 }
 
