@@ -14,6 +14,20 @@ die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
 declare -A HOST_ORIG=()         # path -> value found before the first write
 HOST_ORDER=()
 
+# ---- the restore journal ----------------------------------------------------
+#
+# Everything to undo is also written to $WORK/restore.sh before it is changed, as
+# commands bench/lib/guard.sh replays should the harness's shell die without
+# cleaning up (it runs in a session of its own and waits for the run to end).
+
+journal() { printf "$1"'\n' "${@:2}" >>"$WORK/restore.sh"; }
+
+guard_start() {
+        : >"$WORK/restore.sh"
+        GUARD_WORK=$WORK GUARD_OUT=$OUT setsid bash "$BENCH/lib/guard.sh" "$$" \
+                </dev/null >>"$OUT/logs/guard.log" 2>&1 &
+}
+
 # Records PATH's current value (once), so it can be restored.
 host_remember() {
         local path=$1
@@ -21,6 +35,7 @@ host_remember() {
         [[ -r $path ]] || return 0
         HOST_ORIG[$path]=$(<"$path")
         HOST_ORDER+=("$path")
+        journal 'restore_value %q %q' "$path" "${HOST_ORIG[$path]}"
 }
 
 # host_set PATH VALUE: write a /proc/sys or /sys value, remembering the original.
@@ -84,6 +99,7 @@ file_remember() {
         else
                 FILE_SAVED[$path]=absent
         fi
+        journal 'restore_file %q %q' "$path" "${FILE_SAVED[$path]}"
 }
 file_restore() {
         local path

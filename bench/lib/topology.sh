@@ -39,6 +39,8 @@ topo_feature() {       # topo_feature NS DEV FEATURE -> on|off
 }
 
 topo_up() {
+        journal 'delete_netns %q' "$NS_CLI"
+        journal 'delete_netns %q' "$NS_SRV"
         ip netns add "$NS_CLI" || die "cannot create network namespace $NS_CLI"
         TOPO_UP=1
         ip netns add "$NS_SRV" || die "cannot create network namespace $NS_SRV"
