@@ -563,6 +563,34 @@ START_TEST(test_sampler_tasks_psi_below_one_percent_skips_the_scan) {
 }
 END_TEST
 
+START_TEST(test_sampler_tasks_scan_gate_follows_the_threshold) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+
+        /* 0.5 tasks on 2 CPUs: a CPU reaching it makes "some" grow by 12.5 % of the interval at least. */
+        monitor_set_scan_threshold(m, 500);
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        w.task[1].delay_ns += 60 * MS;
+        w.psi_total_us += 12499;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert(!monitor_system(m)->tasks_scanned);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 0);
+
+        w.psi_total_us += 12500;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
+        ck_assert(monitor_system(m)->tasks_scanned);
+
+        /* Without a threshold the 1 % floor is the gate again. */
+        monitor_set_scan_threshold(m, 0);
+        w.psi_total_us += 1000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 400 * MS), 1);
+        ck_assert(monitor_system(m)->tasks_scanned);
+}
+END_TEST
+
 START_TEST(test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited) {
         World w = tasks_world();
         _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
@@ -813,6 +841,7 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_follows_a_file_that_outgrows_its_buffer);
         tcase_add_test(tc, test_sampler_tasks_count_who_waits_where);
         tcase_add_test(tc, test_sampler_tasks_psi_below_one_percent_skips_the_scan);
+        tcase_add_test(tc, test_sampler_tasks_scan_gate_follows_the_threshold);
         tcase_add_test(tc, test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited);
         tcase_add_test(tc, test_sampler_crowd_needs_the_tasks_source);
         tcase_add_test(tc, test_sampler_tasks_listed_again_only_when_one_was_created);

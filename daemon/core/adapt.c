@@ -126,6 +126,9 @@ int adapter_update(Adapter *a) {
                                     "as waiting where busy polling runs", list ?: "?");
                 }
         }
+        if (a->monitor)
+                monitor_set_scan_threshold(a->monitor,
+                                           run ? a->manager->profile->adaptive.runqueue_threshold_milli : 0);
         if (!run) {
                 a->running = false;
                 return a->timer ? sd_event_source_set_enabled(a->timer, SD_EVENT_OFF) : 0;

@@ -58,6 +58,7 @@ struct Monitor {
         uint64_t *crowd_ns;  /* per CPU, the crowd's run time growth in the last sample */
         size_t crowd;        /* the crowd's size at the last mark (some may have ended since) */
         bool scanned;        /* the last sample scanned tasks (else PSI said nobody waited) */
+        uint64_t scan_threshold_milli; /* see monitor_set_scan_threshold() */
         uint64_t stat_read_ns; /* when /proc/stat was last read (see read_all()) */
         char *sysroot;              /* for the busy-poll counter, made on first use */
         BusyPollCounter *busy_poll;
@@ -263,13 +264,19 @@ int monitor_new(Monitor **ret, const char *sysroot) {
         return 0;
 }
 
-/* Whether PSI's "some" grew by MONITOR_SCAN_WAIT_PERMILLE of the time between the readings (or went back). */
-static bool psi_waited(const Reading *prev, const Reading *cur) {
-        uint64_t elapsed_us = (cur->now_ns - prev->now_ns) / 1000;
+void monitor_set_scan_threshold(Monitor *m, uint64_t runnable_milli) {
+        m->scan_threshold_milli = runnable_milli;
+}
+
+/* Whether PSI's "some" grew by the scan gate's share of the time between the readings (or went back). */
+static bool psi_waited(const Monitor *m, const Reading *prev, const Reading *cur) {
+        uint64_t elapsed_us = (cur->now_ns - prev->now_ns) / 1000, permille = MONITOR_SCAN_WAIT_PERMILLE;
 
         if (cur->psi.some_total_us < prev->psi.some_total_us)
                 return true;
-        return cur->psi.some_total_us - prev->psi.some_total_us >= elapsed_us * MONITOR_SCAN_WAIT_PERMILLE / 1000;
+        if (cur->stat.n_online > 0)
+                permille = MAX(permille, MIN(m->scan_threshold_milli / (2 * cur->stat.n_online), UINT64_C(1000)));
+        return cur->psi.some_total_us - prev->psi.some_total_us >= elapsed_us * permille / 1000;
 }
 
 /* Reads and parses every file into rd; rd is scratch until the whole sample succeeded. */
@@ -332,7 +339,7 @@ static int read_all(Monitor *m, Reading *rd) {
                 /* Last, as it moves the tasks' baselines. */
                 memset(m->waited_ns, 0, m->n_cpus * sizeof(*m->waited_ns));
                 memset(m->crowd_ns, 0, m->n_cpus * sizeof(*m->crowd_ns));
-                m->scanned = !m->psi || !m->have_prev || psi_waited(m->prev, rd);
+                m->scanned = !m->psi || !m->have_prev || psi_waited(m, m->prev, rd);
                 if (m->scanned) {
                         r = task_wait_scan(m->tasks, rd->now_ns, m->waited_ns, m->crowd_ns, n);
                         if (r < 0)

@@ -16,13 +16,11 @@
  *                    /proc/PID/task/TID/schedstat delay, on the CPU it last ran
  *                    on (taskwait.h); needs CONFIG_SCHED_INFO only. A running
  *                    busy poller gains run time, not delay, so it never counts.
- *                    When PSI's cpu "some" total grew by less than
- *                    MONITOR_SCAN_WAIT_PERMILLE of the interval since the last
- *                    sample, no CPU can have had tasks waiting for more than a
- *                    sliver of it: the scan is skipped and every CPU reads 0
- *                    (the idle cost is then that one pread; PSI weighs CPUs
- *                    by their busy time, so an idle CPU does not dilute a
- *                    crowded one);
+ *                    When PSI's cpu "some" total grew by less than the scan
+ *                    gate (monitor_set_scan_threshold()) since the last
+ *                    sample, no CPU can have had tasks waiting for long
+ *                    enough to matter: the scan is skipped and every CPU
+ *                    reads 0 (the idle cost is then that one pread);
  *   "sched_debug"    debugfs sched/debug .nr_running, an instant reading:
  *                    waiting = nr_running - 1; needs debugfs mounted;
  *   "procs_running"  /proc/stat, system-wide only: every online CPU gets
@@ -51,7 +49,8 @@ typedef struct Monitor Monitor;
 
 /*
  * The task scan runs only when PSI's "some" grew by at least this share of
- * the interval, in thousandths: 1 %. On an idle 2-CPU VM "some" moves in most
+ * the interval, in thousandths (1 %), or by more when a threshold says so
+ * (monitor_set_scan_threshold()). On an idle 2-CPU VM "some" moves in most
  * 100 ms intervals (timer wake-ups), but by 1 ms or more in about one in ten
  * (measured); the scan of ~100 tasks is the largest part of a tick.
  */
@@ -141,6 +140,18 @@ static inline const char *monitor_source_name(const Monitor *m) {
  */
 int monitor_mark_crowd(Monitor *m, const CpuSet *cpus);
 void monitor_clear_crowd(Monitor *m);
+
+/*
+ * The depth that matters, in thousandths of a task (the adaptive profile's
+ * runqueue-threshold; 0, the default, for every depth). Source "tasks" then
+ * skips its scan while PSI "some" grew by less than threshold / (2 x online
+ * CPUs) of the interval (at least MONITOR_SCAN_WAIT_PERMILLE): PSI weighs each
+ * CPU by its busy time, and a CPU busy all interval counts at least 1/CPUs of
+ * it, so a CPU whose tasks waited threshold x interval in total, at most two
+ * of them at a time, makes "some" grow by at least that much. At 0.5 tasks on
+ * 2 CPUs: 12.5 %; on 64 CPUs: the 1 % floor.
+ */
+void monitor_set_scan_threshold(Monitor *m, uint64_t runnable_milli);
 
 /*
  * Packets busy polling delivered in all network namespaces since the previous
