@@ -444,6 +444,12 @@ case_napi_cache_stress() {
 # more often than 1000 restarts within 100 ms (measured under -icount: 44
 # against 4 runs in 3 s; docs/KERNEL-SEEDS.md). Without the patch both
 # settings would be upstream's and the counts alike.
+# The debug (KASAN, lockdep) kernel runs both floods for its checkers but does
+# not judge the ratio: softirq work runs many times slower there, so a run of
+# 1000 restarts within 100 ms already meets need_resched and hands over too
+# (9-14 ksoftirqd runs measured, against 20-37 with one restart): the normal
+# kernel's run (suite kernel) judges the behaviour, and its neutered run shows
+# that the judgement fails without the patch.
 case_softirq_limits_hand_over() {
         pin_virtio_irqs 2
         flood 100000 1000
@@ -455,6 +461,10 @@ case_softirq_limits_hand_over() {
         diag "one jiffy, 1 restart: $short"
         l=$(field ksoftirqd_runs "$long") t=$(field ksoftirqd_runs "$short")
         [ -n "$l" ] && [ -n "$t" ] || { fail "no ksoftirqd counts measured"; return; }
+        if [ "$DEBUG" = 1 ]; then
+                diag "debug kernel: the ratio ($t vs $l ksoftirqd runs) is judged on the normal kernel only"
+                return
+        fi
         [ "$t" -ge 5 ] && [ "$t" -gt $((2 * l)) ] ||
                 fail "ksoftirqd ran $t times with one restart vs $l with 1000: the limits do not hand work over"
 }
