@@ -22,6 +22,9 @@ export LC_ALL=C
 main=$1 work=${GUARD_WORK:?} out=${GUARD_OUT:?}
 trap '' INT HUP
 
+# host_restore and file_restore, as the harness's own cleanup uses them.
+# shellcheck source=bench/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 log() { printf 'bench guard: %s\n' "$*" >&2; }
 
 while kill -0 "$main" 2>/dev/null; do
@@ -36,11 +39,11 @@ NETNS=()
 restore_value() { :; }
 restore_file() { :; }
 delete_netns() { NETNS+=("$1"); }
-journal() {
+replay() {
         # shellcheck source=/dev/null
         [[ -f $work/restore.sh ]] && source "$work/restore.sh"
 }
-journal
+replay
 
 pids() {
         local ns
@@ -64,31 +67,13 @@ if [[ -n $list ]]; then
         [[ -n $list ]] && kill -KILL $list 2>/dev/null
 fi
 
-# As host_restore (common.sh): "always [madvise] never" values by their bracketed word,
-# multi-field values by their words.
-restore_value() {
-        local now orig=$2
-        now=$(cat "$1" 2>/dev/null)
-        if [[ $orig == *\[*\]* ]]; then
-                orig=$(sed -n 's/.*\[\([^]]*\)\].*/\1/p' <<<"$orig")
-                now=$(sed -n 's/.*\[\([^]]*\)\].*/\1/p' <<<"$now")
-        fi
-        [[ "$(tr -s ' \t\n' '   ' <<<"$now")" == "$(tr -s ' \t\n' '   ' <<<"$orig")" ]] && return 0
-        if printf '%s\n' "$orig" >"$1" 2>/dev/null; then
-                log "restored $1 to '$orig' (was '$now')"
-        else
-                log "could not restore $1 to '$orig' (now '$now')"
-        fi
-}
-restore_file() {
-        if [[ $2 == absent ]]; then
-                rm -f "$1"
-        elif ! cmp -s "$2" "$1"; then
-                cp -a "$2" "$1" && log "restored $1"
-        fi
-}
+# The values and files go back through the cleanup's own functions.
+restore_value() { HOST_ORIG[$1]=$2; HOST_ORDER+=("$1"); }
+restore_file() { FILE_SAVED[$1]=$2; }
 delete_netns() { :; }
-journal
+replay
+host_restore
+file_restore
 
 for ns in "${NETNS[@]}"; do
         ip netns del "$ns" 2>/dev/null
