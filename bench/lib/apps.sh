@@ -73,7 +73,7 @@ REDIS_PORT=16379
 MEMC_PORT=11311
 NGINX_PORT=18080
 APP_SP_PORT=11112
-MEMC_MAX_RATE=${MEMC_MAX_RATE:-25000}
+MEMC_MAX_RATE=${MEMC_MAX_RATE:-40000}
 
 is_profile() { [[ -f $SRC/conf/profiles/$1.conf ]]; }
 
@@ -88,11 +88,13 @@ app_run_overhead() {
             -v timed="$([[ $scen == sockperf-* || $scen == nginx-* ]] && echo 1 || echo 0)" \
             -v tuned="$([[ $config == tuned ]] && echo 1 || echo 0)" \
             -v daemon="$({ is_profile "$config" || [[ $config == napi-* ]]; } && echo 1 || echo 0)" \
+            -v mc="$([[ $scen == memcached ]] && echo "$MEMC_MAX_RATE" || echo 0)" -v p="$APP_PHASE" \
             -v n="$phases" 'BEGIN {
                 # 1 s of start and stop; sockperf: 3 s of its own set-up; wrk and sockperf
                 # run 0.2 s per phase longer than the phases (app_run); tuned: ~8 s to
-                # start and stop; netpolld: ~1 s; per phase: the samples and a neighbour.
-                print 1 + 3 * sp + 0.2 * n * timed + 8 * tuned + daemon + 0.15 * n }'
+                # start and stop; netpolld: ~1 s; per phase: the samples and a neighbour;
+                # memcslap: ~2.5 us to prepare each of its keys.
+                print 1 + 3 * sp + 0.2 * n * timed + 8 * tuned + daemon + 0.15 * n + 2.5e-6 * mc * (n * (p + 0.2) + 2.5) }'
 }
 
 # app_estimate: seconds the whole app part takes with the current selection.
@@ -439,6 +441,24 @@ app_client_start() {
         child_add "$APP_CLIENT_PID" "$scen client"
 }
 
+# Waits (up to 30 s) until the server counts the client's requests: memcslap
+# prepares all of its requests first (~1 s for 400,000), and a phase must not
+# start before the client does. Our own counter query counts as a request for
+# redis (INFO) and nginx (/status), so the count must grow by more than one.
+app_client_wait_first() {
+        local scen=$1 log=$2 prev c w
+        [[ $(app_counter_query "$scen") == NA ]] && return 0
+        prev=$(app_counter_query "$scen")
+        for ((w = 0; w < 300; w++)); do
+                sleep 0.1
+                kill -0 "$APP_CLIENT_PID" 2>/dev/null || return 0 # the caller says it exited
+                c=$(app_counter_query "$scen")
+                [[ $c =~ ^[0-9]+$ && $prev =~ ^[0-9]+$ ]] && ((c > prev + 1)) && return 0
+                [[ $c =~ ^[0-9]+$ ]] && prev=$c
+        done
+        die "the $scen client sent no request within 30 s (see $log)"
+}
+
 # sockperf's log: "N, tx_seconds, rx_seconds, half_rtt_us", times from the
 # client's start. Prints "requests p50 p99 p99.9 mean" of the round trips
 # sent within [FROM, TO) seconds of that start.
@@ -548,6 +568,7 @@ app_run() {
                         sleep 0.05
                 done
         fi
+        app_client_wait_first "$scen" "$logprefix.client.log"
         sleep "$lead"
         kill -0 "$APP_CLIENT_PID" 2>/dev/null || die "the $scen client exited at once (see $logprefix.client.log)"
 
