@@ -97,6 +97,13 @@ case_no_sanitizer_report() {
         [ -n "${DAEMON_PID:-}" ] && kill_and_wait "$DAEMON_PID"
         for f in "$SANITIZER_LOGS"/*; do
                 [ -e "$f" ] || continue
+                # LeakSanitizer stops the exiting process's threads to scan them; when
+                # our SIGKILL takes a thread away first, its tracer says only this.
+                if [ -n "${SIGKILLED[${f##*.}]:-}" ] &&
+                        ! grep -qv '^==[0-9]*==Unable to get registers from thread [0-9]*\.$' "$f"; then
+                        diag "$(basename "$f"): LeakSanitizer's exit-time check cut short by our SIGKILL of ${f##*.}, not a finding"
+                        continue
+                fi
                 fail "sanitizer report $(basename "$f"):" "$(head -n 40 "$f")"
         done
 }
@@ -209,6 +216,14 @@ log_has() { grep -qF -- "$1" "$LOG"; }
 
 # ---------------------------------------------------------------- setup and cleanup
 
+# sigkill PID: SIGKILL, remembered: a SIGKILL that lands in LeakSanitizer's exit-time
+# check (netpolld stopping on SIGTERM, then killed) leaves a report that is not a finding.
+declare -A SIGKILLED=()
+sigkill() {
+        SIGKILLED[$1]=1
+        kill -KILL "$1" 2>/dev/null
+}
+
 kill_and_wait() { # PID
         local pid=$1 i
         kill -0 "$pid" 2>/dev/null || return 0
@@ -217,7 +232,7 @@ kill_and_wait() { # PID
                 kill -0 "$pid" 2>/dev/null || break
                 sleep 0.1
         done
-        kill -KILL "$pid" 2>/dev/null
+        sigkill "$pid"
         wait "$pid" 2>/dev/null
         return 0
 }
@@ -393,7 +408,7 @@ stop_daemon() {
         done
         if kill -0 "$DAEMON_PID" 2>/dev/null; then
                 fail "netpolld did not exit within 10 s of SIG$sig; killing it"
-                kill -KILL "$DAEMON_PID"
+                sigkill "$DAEMON_PID"
         fi
         { wait "$DAEMON_PID"; } 2>/dev/null
         DAEMON_RC=$?

@@ -118,7 +118,7 @@ check_journal_covers() { # WHEN
 
 kill9() {
         [ -n "$DAEMON_PID" ] || return 0
-        kill -KILL "$DAEMON_PID" 2>/dev/null
+        sigkill "$DAEMON_PID"
         { wait "$DAEMON_PID"; } 2>/dev/null
         DAEMON_PID=
 }
@@ -249,7 +249,7 @@ cleanup_host() {
 
 # The daemon first (it must not write after the originals are back), then the rest in cleanup().
 cleanup_daemons_only() {
-        [ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null && { wait "$DAEMON_PID"; } 2>/dev/null
+        [ -n "$DAEMON_PID" ] && sigkill "$DAEMON_PID" && { wait "$DAEMON_PID"; } 2>/dev/null
         DAEMON_PID=
 }
 

@@ -439,7 +439,7 @@ kill_after_apply() {
                 errors=$(python3 "$LIB_DIR/json-validate.py" "$NETPOLLD_SOURCE_ROOT/docs/schema/netpollctl-irq.v1.json" \
                         <<<"$OUT" 2>&1) || fail "netpollctl --json irq does not match its schema:" "$errors" "$OUT"
         fi
-        kill -KILL "$DAEMON_PID"
+        sigkill "$DAEMON_PID"
         { wait "$DAEMON_PID"; } 2>/dev/null
         DAEMON_PID=
         if [ "$(dev_files "$DEV0")" = "$(grep "^$DEV0/" <<<"$ORIG_FILES")" ]; then
@@ -494,7 +494,7 @@ case_kill9_restores_napi_values() {
         ctl set "napi-defer-hard-irqs@$DEV0:rx-0" 5
         expect_rc 0
         expect_eq "NAPI $NAPI0 (defer gro) after the sets" "$(kernel_napi "$DEV0" | awk '{ print $3, $4 }')" "5 30000"
-        kill -KILL "$DAEMON_PID"
+        sigkill "$DAEMON_PID"
         { wait "$DAEMON_PID"; } 2>/dev/null
         DAEMON_PID=
         expect_eq "NAPI $NAPI0 (defer gro) after kill -9" "$(kernel_napi "$DEV0" | awk '{ print $3, $4 }')" "5 30000"

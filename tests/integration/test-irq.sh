@@ -324,7 +324,7 @@ case_irqbalance_reported() {
 }
 
 case_restore_after_kill() {
-        kill -KILL "$DRV_PID"
+        sigkill "$DRV_PID"
         wait "$DRV_PID" 2>/dev/null
         DRV_PID=
         expect_file proc/irq/41/smp_affinity_list 1
