@@ -90,6 +90,8 @@ bool manager_dry_run(const Manager *m) {
 }
 
 const char *manager_state_dir(const Manager *m) {
+        if (m->journal) /* where the journal is: a reload does not move it */
+                return journal_dir(m->journal);
         if (m->state_dir_override)
                 return m->state_dir_override;
         return m->config ? m->config->state_dir : DEFAULT_STATE_DIR;
@@ -422,6 +424,9 @@ void manager_follow_profile(Manager *m) {
 }
 
 int manager_apply(Manager *m, DaemonConfig *config, Profile *profile, bool switching) {
+        if (m->journal && !m->state_dir_override && !streq(config->state_dir, journal_dir(m->journal)))
+                log_notice("state-dir %s takes effect at the next start: the restore journal stays in %s",
+                           config->state_dir, journal_dir(m->journal));
         config_free(m->config);
         m->config = config;
         profile_free(m->profile);

@@ -61,6 +61,10 @@ const char *journal_path(const Journal *j) {
         return j->path;
 }
 
+const char *journal_dir(const Journal *j) {
+        return j->state_dir;
+}
+
 static ssize_t find_entry(const Journal *j, const char *key) {
         for (size_t i = 0; j && i < j->n; i++)
                 if (streq(j->entries[i].key, key))

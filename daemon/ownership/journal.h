@@ -58,6 +58,8 @@ const JournalEntry *journal_at(const Journal *j, size_t i);
 const JournalEntry *journal_get(const Journal *j, const char *key);
 /* Full path of the journal file. Owned by the journal. */
 const char *journal_path(const Journal *j);
+/* The directory it was opened in. Owned by the journal. */
+const char *journal_dir(const Journal *j);
 /* Whether key is one the journal accepts: a path below /proc/ or /sys/ without "..", or napi:ID:KNOB. */
 bool journal_key_valid(const char *key);
 

@@ -355,8 +355,10 @@ daemon_answers() {
 # answer within READY_TIMEOUT seconds.
 DAEMON_ENV=()
 spawn_daemon() {
+        local state=(--state-dir "$STATE")
+        [ -n "${STATE_FROM_CONFIG:-}" ] && state=() # netpolld.conf's state-dir, not the option
         echo "=== netpolld $* ${DAEMON_ENV[*]} ===" >>"$LOG"
-        env "${DAEMON_ENV[@]}" "$NETPOLLD" --sysroot "$ROOT" --state-dir "$STATE" --config "$CONF" \
+        env "${DAEMON_ENV[@]}" "$NETPOLLD" --sysroot "$ROOT" "${state[@]}" --config "$CONF" \
                 --profile-dir "$PROFILES" "$@" </dev/null >>"$LOG" 2>&1 &
         DAEMON_PID=$!
         DAEMON_RC=

@@ -47,6 +47,29 @@ case_sigterm_restores() {
         return 0
 }
 
+case_reload_keeps_the_state_dir() {
+        local other=$TMP/state-other
+        printf '[daemon]\nprofile = itest-latency\nstate-dir = %s\n' "$STATE" >"$CONF"
+        STATE_FROM_CONFIG=1 start_daemon || { write_config itest-latency; return; }
+        ctl set dev-weight 128
+        expect_rc 0
+        printf '[daemon]\nprofile = itest-latency\nstate-dir = %s\n' "$other" >"$CONF"
+        ctl reload
+        expect_rc 0
+        expect_eq "StateDir after a reload that changed state-dir" "$(get_prop StateDir)" "s \"$STATE\""
+        log_has "state-dir $other takes effect at the next start: the restore journal stays in $STATE" ||
+                fail "the reload did not say where the journal stays:" "$(tail -n 5 "$LOG")"
+        ctl set netdev-budget 450
+        expect_rc 0
+        grep -q "netdev_budget" "$STATE/restore.journal" 2>/dev/null ||
+                fail "the change after the reload is not journaled in $STATE:" "$(cat "$STATE/restore.journal" 2>/dev/null)"
+        [ -e "$other" ] && fail "$other was created: the journal moved"
+        stop_daemon TERM
+        expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
+        expect_tree_values "after SIGTERM" "$SNAP"
+        write_config itest-latency
+}
+
 case_restore_is_byte_exact() {
         # Kernel files read back with a trailing newline whatever was written;
         # a fixture only does if netpolld writes the original bytes back.
@@ -358,6 +381,8 @@ start_bus
 run_case "--check-config accepts the test policy and names FILE:LINE of broken files" case_check_config
 run_case "SIGTERM exits 0, restores every value and removes the journal" case_sigterm_restores
 run_case "restored files are byte-identical to the originals" case_restore_is_byte_exact
+run_case "a reload that changes state-dir keeps the journal where it is, and StateDir says so" \
+        case_reload_keeps_the_state_dir
 run_case "after kill -9 the journal is replayed at restart, then the profile applied" case_crash_recovery
 run_case "after kill -9, a device replaced under the same name does not get the old device's original" \
         case_replaced_device_not_restored_onto
