@@ -447,8 +447,8 @@ app_client_start() {
 # redis (INFO) and nginx (/status), so the count must grow by more than one.
 app_client_wait_first() {
         local scen=$1 log=$2 prev c w
-        [[ $(app_counter_query "$scen") == NA ]] && return 0
         prev=$(app_counter_query "$scen")
+        [[ $prev == NA ]] && return 0 # no counter: sockperf waits for its own start line
         for ((w = 0; w < 300; w++)); do
                 sleep 0.1
                 kill -0 "$APP_CLIENT_PID" 2>/dev/null || return 0 # the caller says it exited
