@@ -67,6 +67,12 @@ declare -A NEIGHBOUR_TITLE=([hog]="1 CPU-bound task on the client's CPU"
                             [percpu]="1 CPU-bound task on each CPU"
                             [bursty]="1 task on the client's CPU, busy 100 ms / idle 100 ms")
 
+# Seconds per phase a client with a duration (sockperf, wrk) runs beyond the
+# phases: each boundary's samples and neighbour start and stop take time, and
+# a client that ends before the last boundary leaves that phase unmeasured
+# (0.2 s was too little for the smoke run's 1 s phases under the test suite's
+# load: "no CPU per request: sockperf-50k/latency-live/alone").
+APP_CLIENT_SLACK=0.5
 APP_CSV_HEADER="rep,position,scenario,config,phase_index,phase,neighbour,seconds,requests,rate,p50_us,p99_us,p999_us,mean_us,latency_source,neighbour_bogo_ops_s,cpu_s,cpu_us_per_request,steal_pct,busy_read,busy_poll,daemon_mode,client_p50_us,client_p99_us,client_p999_us,preferbp"
 
 REDIS_PORT=16379
@@ -89,12 +95,12 @@ app_run_overhead() {
             -v tuned="$([[ $config == tuned ]] && echo 1 || echo 0)" \
             -v daemon="$({ is_profile "$config" || [[ $config == napi-* ]]; } && echo 1 || echo 0)" \
             -v mc="$([[ $scen == memcached ]] && echo "$MEMC_MAX_RATE" || echo 0)" -v p="$APP_PHASE" \
-            -v n="$phases" 'BEGIN {
+            -v n="$phases" -v slack="$APP_CLIENT_SLACK" 'BEGIN {
                 # 1 s of start and stop; sockperf: 3 s of its own set-up; wrk and sockperf
-                # run 0.2 s per phase longer than the phases (app_run); tuned: ~8 s to
+                # run APP_CLIENT_SLACK s per phase longer than the phases (app_run); tuned: ~8 s to
                 # start and stop; netpolld: ~1 s; per phase: the samples and a neighbour;
                 # memcslap: ~2.5 us to prepare each of its keys.
-                print 1 + 3 * sp + 0.2 * n * timed + 8 * tuned + daemon + 0.15 * n + 2.5e-6 * mc * (n * (p + 0.2) + 2.5) }'
+                print 1 + 3 * sp + slack * n * timed + 8 * tuned + daemon + 0.15 * n + 2.5e-6 * mc * (n * (p + slack) + 2.5) }'
 }
 
 # app_estimate: seconds the whole app part takes with the current selection.
@@ -543,8 +549,9 @@ app_run() {
         local lead=0.5 client_secs
         [[ $scen == sockperf-* ]] && lead=0.6
         # Each phase also spends time on its samples and its neighbour's start and
-        # stop: the clients with a duration get 0.2 s more per phase.
-        client_secs=$(awk -v n="$nph" -v p="$APP_PHASE" -v l="$lead" 'BEGIN { printf "%d", n * (p + 0.2) + l + 1.999 }')
+        # stop: the clients with a duration get APP_CLIENT_SLACK s more per phase.
+        client_secs=$(awk -v n="$nph" -v p="$APP_PHASE" -v l="$lead" -v slack="$APP_CLIENT_SLACK" \
+                'BEGIN { printf "%d", n * (p + slack) + l + 1.999 }')
 
         app_config_apply "$config" "$logprefix"
         local br bp
