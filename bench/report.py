@@ -266,15 +266,20 @@ def cost_section(cost):
 
     def row(name, p, note):
         if f"{p}_cpu_s_per_min" not in cost:
-            return [name, "–", "–", "–", cost.get(f"{p}_unavailable", "not measured")]
+            return [name, "–", "–", "–", "–", "–", cost.get(f"{p}_unavailable", "not measured")]
         return [name, f"{int(cost[f'{p}_rss_kb']) / 1024:.1f} MiB "
                 f"(peak {int(cost[f'{p}_hwm_kb']) / 1024:.1f})",
                 f"{float(cost[f'{p}_cpu_s_per_min']):.4f}",
+                f"{100 * float(cost[f'{p}_cpu_s_per_min']) / 60:.3f} %",
+                cost.get(f"{p}_wakeups_per_s", "–"),
                 f"{float(cost[f'{p}_startup_cpu_s']):.2f}", note]
     rows.append(row(f"netpolld {cost.get('netpolld_version', '')} (latency profile)", "netpolld",
                     f"mode {cost.get('netpolld_mode', '?')}, interval "
                     f"{int(cost.get('netpolld_interval_us', '0')) / 1000:g} ms, "
                     f"{cost.get('netpolld_window_s', '?')} s window"))
+    rows.append(row(f"netpolld, {cost.get('netpolld_traffic_mps', '?')} msg/s on loopback", "netpolld_traffic",
+                    "the same daemon with traffic: no rest between samples, "
+                    f"{cost.get('netpolld_traffic_window_s', '?')} s window"))
     rows.append(row("wake-up floor (bench/timerfloor.c)", "timerfloor",
                     f"an empty sd-event timer every "
                     f"{int(cost.get('timerfloor_interval_us', '0')) / 1000:g} ms: what waking up "
@@ -282,7 +287,7 @@ def cost_section(cost):
     rows.append(row(f"tuned {cost.get('tuned_version', '')} (network-latency)", "tuned",
                     f"busy_read set to {cost.get('tuned_busy_read', '?')}, D-Bus name "
                     f"{cost.get('tuned_bus_name', '?')}, {cost.get('tuned_window_s', '?')} s window"))
-    t = table(["daemon", "RSS", "CPU s / min", "start-up CPU s", "notes"], rows)
+    t = table(["daemon", "RSS", "CPU s / min", "of one CPU", "wake-ups / s", "start-up CPU s", "notes"], rows)
     if "busrtt_ratio_p50" in cost:
         t += ("\n\n" + table(["call (same private bus)", "p50 µs", "p99 µs"], [
             ["org.freedesktop.DBus.GetId (bus daemon)", cost["busrtt_getid_p50_us"],

@@ -669,6 +669,136 @@ START_TEST(test_control_rejects_bad_input) {
 }
 END_TEST
 
+/* ---- rest: fewer samples while no traffic arrives and nothing is pending ---- */
+
+/* The latency profile after two quiet seconds: resting. */
+static void sim_resting(Sim *s) {
+        sim_latency(s);
+        sim_steps(s, 20, 0, 0, 0);
+        ck_assert(s->st.resting);
+}
+
+START_TEST(test_control_rests_after_a_second_without_traffic) {
+        Sim s;
+
+        sim_latency(&s);
+        s.in.processed_per_sec = 5000;
+        sim_steps(&s, 30, 0, 0, 0);
+        ck_assert(!s.st.resting);
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US);
+
+        s.in.processed_per_sec = CONTROL_REST_PACKETS_PER_SEC - 1; /* heartbeats only */
+        sim_steps(&s, 9, 0, 0, 0);                                   /* 0.9 s since the last traffic */
+        ck_assert(!s.st.resting);
+        sim_step(&s, 0, 0, 0); /* 1 s */
+        ck_assert(s.st.resting);
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), 5 * INTERVAL_US);
+        /* Never more than CONTROL_REST_MAX_US apart, never less than one interval. */
+        ck_assert_uint_eq(control_next_step_us(&s.st, 200000), CONTROL_REST_MAX_US);
+        ck_assert_uint_eq(control_next_step_us(&s.st, 2000000), 2000000);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0); /* resting moves nothing */
+
+        s.in.processed_per_sec = CONTROL_REST_PACKETS_PER_SEC; /* traffic is back */
+        sim_step(&s, 0, 0, 0);
+        ck_assert(!s.st.resting);
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US);
+}
+END_TEST
+
+START_TEST(test_control_waiting_ends_the_rest_and_yields_two_intervals_later) {
+        Sim s;
+
+        sim_resting(&s);
+        /* Traffic and a waiting neighbour arrive together: the rest sample sees both. */
+        s.in.processed_per_sec = 20000;
+        sim_step(&s, 1000, 0, 0);
+        ck_assert(!s.st.resting);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0);
+        sim_step(&s, 1000, 0, 0); /* the next sample, one interval later: the second with someone waiting */
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 1);
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_CONTENTION);
+
+        /* Waiting alone, without traffic, also keeps the samples every interval. */
+        sim_resting(&s);
+        sim_step(&s, 1000, 0, 0);
+        ck_assert(!s.st.resting);
+}
+END_TEST
+
+START_TEST(test_control_no_rest_while_anything_is_pending) {
+        Sim s;
+
+        /* Yielding: the drain must be seen within a second. */
+        sim_latency(&s);
+        sim_steps(&s, 3, 1000, 0, 0);
+        ck_assert(s.st.yielding);
+        s.in.processed_per_sec = 0;
+        for (unsigned i = 0; i < 3; i++) {
+                sim_step(&s, 1000, 0, 0);
+                ck_assert(!s.st.resting);
+        }
+
+        /* A budget above home steps back down on time. */
+        sim_init(&s);
+        sim_steps(&s, 5, 0, 1000, 0);
+        ck_assert_uint_gt(s.in.knobs[CONTROL_NETDEV_BUDGET].current, 300);
+        sim_steps(&s, 30, 0, 0, 0);
+        ck_assert(!s.st.resting);
+
+        /* Squeezes and drops are traffic even when few packets were counted. */
+        sim_init(&s);
+        sim_steps(&s, 20, 0, 0, 0);
+        ck_assert(s.st.resting);
+        sim_step(&s, 0, 1000, 0);
+        ck_assert(!s.st.resting);
+        sim_steps(&s, 2, 0, 1000, 0); /* hold samples: the budget goes up */
+        ck_assert_uint_gt(s.in.knobs[CONTROL_NETDEV_BUDGET].current, 300);
+        sim_steps(&s, 20, 0, 0, 0);
+        ck_assert(!s.st.resting); /* the budget it raised is not home yet */
+
+        sim_init(&s);
+        sim_steps(&s, 20, 0, 0, 0);
+        sim_step(&s, 0, 0, 5);
+        ck_assert(!s.st.resting);
+
+        /* A knob whose write failed is retried after the dwell, not a rest later. */
+        sim_latency(&s);
+        s.apply = false;
+        sim_steps(&s, 2, 1000, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 1);
+        s.in.knobs[CONTROL_BUSY_POLL].current = 0; /* another path lowered it */
+        sim_steps(&s, 30, 0, 0, 0);
+        ck_assert(!s.st.resting || s.in.knobs[CONTROL_BUSY_POLL].current == 50);
+}
+END_TEST
+
+START_TEST(test_control_unpaid_polling_may_rest) {
+        Sim s;
+
+        sim_pay(&s);
+        s.in.busy_poll_rx_packets = 0;
+        sim_steps(&s, 12, 0, 0, 0);
+        ck_assert(s.st.unpaid);
+        ck_assert_uint_eq(s.in.knobs[CONTROL_BUSY_POLL].current, 0);
+        /* Each retry is a decision (not a rest); the back-off doubles until a second at the floor is quiet. */
+        for (unsigned i = 0; i < 80 && !s.st.resting; i++)
+                sim_step(&s, 0, 0, 0);
+        ck_assert(s.st.resting); /* held at the floor for not paying is not pending */
+        ck_assert(s.st.unpaid);
+}
+END_TEST
+
+START_TEST(test_control_disabled_does_not_rest) {
+        Sim s;
+
+        sim_resting(&s);
+        s.cfg.enabled = false;
+        sim_step(&s, 0, 0, 0);
+        ck_assert(!s.st.resting);
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US);
+}
+END_TEST
+
 static Suite *control_suite(void) {
         Suite *s = suite_create("control");
         TCase *tc;
@@ -688,6 +818,14 @@ static Suite *control_suite(void) {
         tcase_add_test(tc, test_control_unpaid_polling_retries_with_growing_back_off);
         tcase_add_test(tc, test_control_yielding_time_is_not_unpaid);
         tcase_add_test(tc, test_control_pay_rule_off_without_window_or_counter);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("rest");
+        tcase_add_test(tc, test_control_rests_after_a_second_without_traffic);
+        tcase_add_test(tc, test_control_waiting_ends_the_rest_and_yields_two_intervals_later);
+        tcase_add_test(tc, test_control_no_rest_while_anything_is_pending);
+        tcase_add_test(tc, test_control_unpaid_polling_may_rest);
+        tcase_add_test(tc, test_control_disabled_does_not_rest);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("budget");

@@ -414,6 +414,8 @@ START_TEST(test_sampler_load_over_a_cpu_set) {
         w.squeeze[1] += 5;
         w.dropped[1] += 1;
         w.net_rx[1] += 100;
+        w.processed[0] += 40;
+        w.processed[1] += 2;
         world_write(&w);
         ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
 
@@ -422,12 +424,14 @@ START_TEST(test_sampler_load_over_a_cpu_set) {
         ck_assert_uint_eq(l.squeeze_per_sec, 150);
         ck_assert_uint_eq(l.drops_per_sec, 10);
         ck_assert_uint_eq(l.net_rx_per_sec, 1000);
+        ck_assert_uint_eq(l.processed_per_sec, 420);
 
         cpuset_zero(&only1);
         cpuset_add(&only1, 1);
         monitor_load(m, &only1, &l);
         ck_assert_uint_eq(l.runnable_milli_max, 500);
         ck_assert_uint_eq(l.squeeze_per_sec, 50);
+        ck_assert_uint_eq(l.processed_per_sec, 20);
 }
 END_TEST
 

@@ -16,18 +16,29 @@
 
 cost_put() { echo "$1=$2" >>"$OUT/cost.txt"; }
 
-# measure_process PREFIX PID WINDOW: CPU seconds per minute over WINDOW
-# seconds, start-up CPU before it, RSS at its end.
+# Times the process's threads were switched in (schedstat's third field): its wake-ups.
+proc_switch_ins() {
+        local pid=$1 n=0 t c
+        for t in /proc/"$pid"/task/*/schedstat; do
+                read -r _ _ c <"$t" 2>/dev/null && n=$((n + c))
+        done
+        echo "$n"
+}
+
+# measure_process PREFIX PID WINDOW: CPU seconds per minute and wake-ups per
+# second over WINDOW seconds, start-up CPU before it, RSS at its end.
 measure_process() {
-        local prefix=$1 pid=$2 window=$3 c0 c1 t0 t1
-        c0=$(proc_cpu_seconds "$pid") t0=$(date +%s.%N)
+        local prefix=$1 pid=$2 window=$3 c0 c1 t0 t1 w0 w1
+        c0=$(proc_cpu_seconds "$pid") t0=$(date +%s.%N) w0=$(proc_switch_ins "$pid")
         sleep "$window"
         kill -0 "$pid" 2>/dev/null || { log "$prefix exited during its measurement"; return 1; }
-        c1=$(proc_cpu_seconds "$pid") t1=$(date +%s.%N)
+        c1=$(proc_cpu_seconds "$pid") t1=$(date +%s.%N) w1=$(proc_switch_ins "$pid")
         cost_put "${prefix}_startup_cpu_s" "$c0"
         cost_put "${prefix}_window_s" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
         cost_put "${prefix}_cpu_s_per_min" \
                 "$(awk -v c0="$c0" -v c1="$c1" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (c1 - c0) * 60 / (b - a) }')"
+        cost_put "${prefix}_wakeups_per_s" \
+                "$(awk -v w0="$w0" -v w1="$w1" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (w1 - w0) / (b - a) }')"
         cost_put "${prefix}_rss_kb" "$(proc_status_kb "$pid" VmRSS)"
         cost_put "${prefix}_hwm_kb" "$(proc_status_kb "$pid" VmHWM)"
         cost_put "${prefix}_threads" "$(proc_status_kb "$pid" Threads)"
@@ -43,6 +54,7 @@ cost_netpolld() {
         cost_put netpolld_version "$(daemon_property Version)"
         sleep 1         # let start-up finish before the window opens
         measure_process netpolld "$NETPOLLD_PID" "$window"
+        cost_traffic "$window"
         # After the CPU window, so its calls are not counted as idle cost.
         line=$("$BUSRTT" --address "$BUS_ADDR" --count "$RTT_COUNT" 2>>"$OUT/logs/cost.busrtt.log") ||
                 log "busrtt failed (see $OUT/logs/cost.busrtt.log)"
@@ -55,6 +67,33 @@ cost_netpolld() {
         netpolld_stop
         base_check "netpolld (cost)"
         cost_timerfloor "$window" "$interval"
+}
+
+# The same window again with 1000 UDP messages a second on loopback
+# (sockperf under-load): with traffic netpolld samples every interval, while
+# the idle window above lets it rest between samples (control.h, "Rest").
+COST_TRAFFIC_MPS=1000
+cost_traffic() {
+        local window=$1 port server client
+        if ! command -v sockperf >/dev/null; then
+                cost_put netpolld_traffic_unavailable "sockperf is not installed"
+                return 0
+        fi
+        port=$((20000 + RANDOM % 20000))
+        log "daemon cost: netpolld with ${COST_TRAFFIC_MPS} msg/s on loopback for ${window}s"
+        sockperf server -i 127.0.0.1 -p "$port" >"$OUT/logs/cost.sockperf-server.log" 2>&1 &
+        server=$!
+        child_add "$server" "sockperf server"
+        sleep 0.5
+        sockperf under-load -i 127.0.0.1 -p "$port" --mps "$COST_TRAFFIC_MPS" -t "$((${window%.*} + 3))" \
+                >"$OUT/logs/cost.sockperf-client.log" 2>&1 &
+        client=$!
+        child_add "$client" "sockperf under-load"
+        sleep 1.5       # the first samples with traffic end the rest
+        measure_process netpolld_traffic "$NETPOLLD_PID" "$window"
+        cost_put netpolld_traffic_mps "$COST_TRAFFIC_MPS"
+        stop_pid "$client" 5
+        stop_pid "$server" 5
 }
 
 # The same window for bench/timerfloor.c: an sd-event timer at netpolld's
@@ -75,9 +114,13 @@ cost_timerfloor() {
 # Every sysctl as "key<TAB>value" lines; the tabs between the fields of a
 # multi-value entry (tcp_rmem, ip_local_port_range, ...) become spaces, so
 # that each line has exactly two fields and a value is compared and written
-# back whole.
+# back whole. A sysctl that prints several lines (a table of counters, such as
+# some kernels' fs.pipe-keep) is left out: it cannot be written back a line at
+# a time.
 sysctl_snapshot() {
-        sysctl -a 2>/dev/null | sed 's/\t/ /g; s/ = /\t/' | sort -t $'\t' -k1,1 >"$1"
+        sysctl -a 2>/dev/null | sed 's/\t/ /g; s/ = /\t/' | sort -t $'\t' -k1,1 |
+                awk -F'\t' '{ key[NR] = $1; line[NR] = $0; n[$1]++ }
+                        END { for (i = 1; i <= NR; i++) if (n[key[i]] == 1) print line[i] }' >"$1"
 }
 
 TUNED_PID=""

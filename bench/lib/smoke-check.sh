@@ -60,6 +60,9 @@ fi
 if [[ $parts == *" cost "* ]]; then
 grep -q '^netpolld_rss_kb=[1-9]' "$out/cost.txt" && ok "netpolld cost measured" || fail "no netpolld cost"
 grep -q '^timerfloor_cpu_s_per_min=' "$out/cost.txt" && ok "wake-up floor measured" || fail "no wake-up floor"
+grep -qE '^(netpolld_traffic_rss_kb=[1-9]|netpolld_traffic_unavailable=)' "$out/cost.txt" &&
+        ok "netpolld cost with traffic measured or explained" || fail "no netpolld cost with traffic and no reason"
+grep -q '^netpolld_wakeups_per_s=[0-9]' "$out/cost.txt" && ok "netpolld wake-ups counted" || fail "no netpolld wake-ups"
 grep -qE '^(tuned_rss_kb=[1-9]|tuned_unavailable=)' "$out/cost.txt" && ok "tuned cost measured or explained" ||
         fail "no tuned cost and no reason"
 grep -q '^busrtt_ratio_p50=' "$out/cost.txt" && ok "SetKnob/GetId ratio measured" || fail "no SetKnob/GetId ratio"

@@ -6,6 +6,7 @@
 #include "adapt.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -268,6 +269,17 @@ static void busy_poll_input(Adapter *a, const AdaptiveConfig *cfg, uint64_t now_
         in->busy_poll_rx_packets = packets;
 }
 
+static int rearm(sd_event_source *s, uint64_t after_us) {
+        int r;
+
+        r = sd_event_source_set_time_relative(s, after_us);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        if (r < 0)
+                return log_error_errno(r, "cannot re-arm the sampling timer: %m");
+        return 0;
+}
+
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         Adapter *a = userdata;
         ControlDecision out[CONTROL_DECISIONS_MAX];
@@ -276,24 +288,20 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         const CpuSet *poll;
         MonitorLoad load;
         uint64_t t = now_ns();
+        bool rested = a->state.resting;
         int r, n;
-
-        r = sd_event_source_set_time_relative(s, interval_us(a));
-        if (r >= 0)
-                r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-        if (r < 0)
-                return log_error_errno(r, "cannot re-arm the sampling timer: %m");
 
         r = monitor_sample(a->monitor, t);
         if (r <= 0) {
                 if (r < 0)
                         log_debug_errno(r, "sampling failed: %m, ignoring");
-                return 0;
+                return rearm(s, interval_us(a));
         }
         /* Waiting counts on the polling CPUs only (all when poll-cpus is empty); squeezes and drops everywhere. */
         poll = cpuset_is_empty(&cfg->poll_cpus) ? NULL : &cfg->poll_cpus;
         monitor_load(a->monitor, poll, &load);
         in.runnable_milli = load.runnable_milli_max;
+        in.processed_per_sec = load.processed_per_sec;
         in.crowd_known = monitor_source(a->monitor) == MONITOR_SOURCE_TASKS;
         in.crowd_milli = load.crowd_milli_max;
         monitor_load(a->monitor, NULL, &load);
@@ -313,8 +321,17 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                 knob_input(a, (ControlKnob)k, in.now_us, &in.knobs[k]);
 
         n = control_step(&a->state, &in, out, ELEMENTSOF(out));
-        if (n < 0)
+        if (n < 0) {
+                (void)rearm(s, interval_us(a));
                 return log_error_errno(n, "controller refused its input: %m");
+        }
+        r = rearm(s, control_next_step_us(&a->state, interval_us(a)));
+        if (r < 0)
+                return r;
+        if (a->state.resting != rested)
+                log_debug("%s: sampling every %" PRIu64 " ms",
+                          a->state.resting ? "no traffic and nothing pending" : "traffic or something pending",
+                          control_next_step_us(&a->state, interval_us(a)) / 1000);
         if (a->state.mark_crowd && in.crowd_known) {
                 r = monitor_mark_crowd(a->monitor, poll);
                 if (r >= 0 && !a->crowd)

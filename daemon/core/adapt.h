@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * adapt.h: the adaptive loop. Each interval it samples the monitor, hands the
- * load and the knobs' state to the pure controller, and applies its decisions
- * through the manager (origin "adaptive", never a knob a person set). It owns
- * the sampling timer, the controller state and the paused flag.
+ * adapt.h: the adaptive loop. Each interval (each fifth while the controller
+ * rests: control.h) it samples the monitor, hands the load and the knobs'
+ * state to the pure controller, and applies its decisions through the manager
+ * (origin "adaptive", never a knob a person set). It owns the sampling timer,
+ * the controller state and the paused flag.
  */
 #pragma once
 

@@ -296,6 +296,36 @@ static void step_backlog(Step *st) {
         st->s->backlog_advised = st->n > before;
 }
 
+/* Whether a knob the controller moves is away from home for a reason other than unpaid polling. */
+static bool knob_away(const ControlState *s, const ControlInput *in, ControlKnob k) {
+        const ControlKnobInput *ki = &in->knobs[k];
+
+        if (!ki->supported || !ki->movable || ki->current == ki->home)
+                return false;
+        return !(s->unpaid && (k == CONTROL_BUSY_READ || k == CONTROL_BUSY_POLL));
+}
+
+/* See "Rest" in control.h. */
+static void update_rest(Step *st) {
+        ControlState *s = st->s;
+        const ControlInput *in = st->in;
+        bool quiet = in->processed_per_sec < CONTROL_REST_PACKETS_PER_SEC && st->n == 0 && !s->yielding &&
+                     s->load_high == 0 && s->squeeze_high == 0 && s->drops_high == 0;
+
+        for (size_t k = 0; quiet && k < _CONTROL_KNOB_MAX; k++)
+                if (k != CONTROL_BUSY_LOOP_THRESHOLD && k != CONTROL_NETDEV_MAX_BACKLOG)
+                        quiet = !knob_away(s, in, (ControlKnob)k);
+        if (!quiet)
+                s->busy_us = in->now_us;
+        s->resting = quiet && in->now_us - s->busy_us >= CONTROL_REST_AFTER_US;
+}
+
+uint64_t control_next_step_us(const ControlState *state, uint64_t interval_us) {
+        if (!state->resting || interval_us >= CONTROL_REST_MAX_US)
+                return interval_us;
+        return MIN(interval_us * CONTROL_REST_INTERVALS, CONTROL_REST_MAX_US);
+}
+
 int control_step(ControlState *state, const ControlInput *in, ControlDecision *out, size_t max) {
         const AdaptiveConfig *cfg;
         const ControlKnobInput *blt;
@@ -321,6 +351,7 @@ int control_step(ControlState *state, const ControlInput *in, ControlDecision *o
                 state->started = true;
                 state->last_squeeze_us = in->now_us;
                 state->paid_us = in->now_us;
+                state->busy_us = in->now_us;
         }
         state->last_step_us = in->now_us;
 
@@ -348,5 +379,6 @@ int control_step(ControlState *state, const ControlInput *in, ControlDecision *o
         step_budget(&st, CONTROL_NETDEV_BUDGET_TIME, cfg->netdev_budget_time_max_us);
         step_budget(&st, CONTROL_SOFTIRQ_BUDGET, cfg->softirq_budget_max_us);
         step_backlog(&st);
+        update_rest(&st);
         return (int)st.n;
 }

@@ -46,6 +46,17 @@
  *  - no knob moves twice within [min_dwell_us]; knobs that are unsupported
  *    or not movable are never in a decision.
  *  - [enabled] false: no decisions (and the hysteresis counters restart).
+ *
+ * Rest (when the caller samples): busy polling spins only inside reads that
+ * wait for packets, so while fewer than CONTROL_REST_PACKETS_PER_SEC arrive on
+ * the watched CPUs it can take a neighbour at most that many polls a second
+ * (0.5 % of a CPU at 100/s and 50 us). After CONTROL_REST_AFTER_US of that,
+ * with nothing pending (no yield, no waiting, squeeze or drop sample, no knob
+ * away from home but for unpaid polling, no decision), state.resting is set
+ * and control_next_step_us() spaces the samples out; the first sample with
+ * traffic or anything pending ends the rest. So a yield comes within two
+ * intervals of the waiting while traffic flows, and at most one rest sample
+ * later when traffic and the waiting begin together after a quiet spell.
  */
 #pragma once
 
@@ -85,6 +96,7 @@ typedef struct ControlInput {
         uint64_t crowd_milli;     /* the crowd's CPU time on the busiest watched CPU, x1000 of the interval */
         uint64_t squeeze_per_sec; /* summed over the watched CPUs */
         uint64_t drops_per_sec;   /* summed over the watched CPUs */
+        uint64_t processed_per_sec; /* packets received on the watched CPUs (softnet_stat) */
         bool busy_poll_rx_known;       /* TcpExt BusyPollRxPackets is counted */
         uint64_t busy_poll_rx_packets; /* packets busy polling delivered since the caller last read them (0 when
                                         * it did not read them this step: read at least twice a pay window) */
@@ -123,6 +135,13 @@ const char *control_cause_to_string(ControlCause c);
 #define CONTROL_PROBE_MAX_US (UINT64_C(32) * 1000 * 1000)
 #define CONTROL_PROBE_FAILED_US (UINT64_C(5) * 1000 * 1000)
 
+/* Rest: fewer packets than this a second on the watched CPUs, for CONTROL_REST_AFTER_US. */
+#define CONTROL_REST_PACKETS_PER_SEC 100
+#define CONTROL_REST_AFTER_US (UINT64_C(1) * 1000 * 1000)
+/* Samples while resting come every CONTROL_REST_INTERVALS intervals, at most CONTROL_REST_MAX_US apart. */
+#define CONTROL_REST_INTERVALS 5
+#define CONTROL_REST_MAX_US (UINT64_C(500) * 1000)
+
 #define CONTROL_REASON_MAX 160
 /* A step never makes more decisions than this. */
 #define CONTROL_DECISIONS_MAX 8
@@ -148,6 +167,7 @@ typedef struct ControlState {
         bool backlog_advised; /* the netdev-max-backlog advice was given (once per state) */
         bool unpaid;          /* busy polling delivered nothing for the pay window: held at the floor */
         bool mark_crowd;      /* after this step: add the tasks that waited to the crowd (none while false) */
+        bool resting;         /* quiet for CONTROL_REST_AFTER_US: the next sample may wait (control_next_step_us) */
 
         bool started;
         uint64_t last_step_us;
@@ -163,6 +183,7 @@ typedef struct ControlState {
         uint64_t probe_us;        /* when the last probe brought busy polling back (0: none yet) */
         unsigned failed_probes;   /* probes in a row that ended in a yield within CONTROL_PROBE_FAILED_US */
         bool probing;             /* this step ended a yield as a probe */
+        uint64_t busy_us;         /* last step with traffic or anything pending (see resting) */
         bool moved[_CONTROL_KNOB_MAX];
         uint64_t last_move_us[_CONTROL_KNOB_MAX];
 } ControlState;
@@ -178,3 +199,11 @@ void control_state_init(ControlState *s);
  * before the previous step's (state untouched).
  */
 int control_step(ControlState *state, const ControlInput *in, ControlDecision *out, size_t max);
+
+/*
+ * How long after a step the next sample is due, for a caller that samples
+ * every interval_us: interval_us, or while state.resting
+ * CONTROL_REST_INTERVALS of them up to CONTROL_REST_MAX_US (never less
+ * than one interval).
+ */
+uint64_t control_next_step_us(const ControlState *state, uint64_t interval_us);

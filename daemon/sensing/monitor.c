@@ -528,6 +528,7 @@ void monitor_load(const Monitor *m, const CpuSet *cpus, MonitorLoad *ret) {
                 l.squeeze_per_sec += c->squeeze_per_sec;
                 l.drops_per_sec += c->drops_per_sec;
                 l.net_rx_per_sec += c->net_rx_per_sec;
+                l.processed_per_sec += c->processed_per_sec;
         }
         *ret = l;
 }

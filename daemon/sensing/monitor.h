@@ -97,6 +97,7 @@ typedef struct MonitorLoad {
         uint64_t squeeze_per_sec;    /* sums */
         uint64_t drops_per_sec;
         uint64_t net_rx_per_sec;
+        uint64_t processed_per_sec;
 } MonitorLoad;
 
 /*
