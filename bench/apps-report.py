@@ -153,6 +153,24 @@ def targets(d):
     return table(header, rows), rows
 
 
+def yields_section(path):
+    """How long after each neighbour started netpolld lowered busy-poll (apps-yields.csv)."""
+    if not os.path.exists(path):
+        return None
+    rows = load(path)
+    keys = list(dict.fromkeys((r["scenario"], r["config"], r["phase"]) for r in rows))
+    out = []
+    for scen, config, phase in keys:
+        cell = [r for r in rows if (r["scenario"], r["config"], r["phase"]) == (scen, config, phase)]
+        delays = [num(r["delay_ms"]) for r in cell if num(r["delay_ms"]) is not None]
+        out.append([scen, config, phase, str(len(cell)), str(len(delays)),
+                    fmt(median(delays), 0) if delays else "–", fmt(max(delays), 0) if delays else "–"])
+    if not out:
+        return None
+    return table(["scenario", "configuration", "neighbour", "phases", "yielded in the phase",
+                  "median ms after the neighbour's start", "max ms"], out)
+
+
 def plot(outdir, d, s):
     gnuplot = shutil.which("gnuplot")
     if not gnuplot:
@@ -222,6 +240,14 @@ def main():
            f"≥ {T_ALONE}× static 50 alone; neighbour ≥ {T_NEIGHBOUR}× static 0 in each neighbour "
            "phase; app ≥ static 0 and p99 ≤ static 0 in every phase kind. – means a baseline "
            "was not run.", "", t, ""]
+    y = yields_section(os.path.join(outdir, "apps-yields.csv"))
+    if y:
+        md += ["## Yields", "",
+               "For each phase with a neighbour under a netpolld configuration: whether netpolld "
+               "lowered busy-poll before the neighbour stopped, and how long after the bench started "
+               "the neighbour (`netpollctl monitor`'s clock; the neighbour's own start-up is inside "
+               "the delay).",
+               "", y, ""]
     with open(os.path.join(outdir, "apps.md"), "w") as f:
         f.write("\n".join(md))
     print("targets (value PASS/MISS):")

@@ -580,16 +580,22 @@ app_run() {
         kill -0 "$APP_CLIENT_PID" 2>/dev/null || die "the $scen client exited at once (see $logprefix.client.log)"
 
         # Each boundary is sampled once: the end of a phase is the start of the next.
-        local i t0 t1 c0 c1 cpu0 cpu1 s0 s1 rows=()
+        local i t0 t1 c0 c1 cpu0 cpu1 s0 s1 rows=() nb_from=() nb_to=()
         c1=$(app_counter "$scen")
         cpu1=$(app_cpu) s1=$(cpu_sample) t1=$(now)
         for ((i = 0; i < nph; i++)); do
                 kind=${phases[i]}
                 c0=$c1 cpu0=$cpu1 s0=$s1 t0=$t1
-                [[ $kind != alone ]] && neighbour_start "$kind" "$logprefix.p$i.stress-ng.yaml"
+                if [[ $kind != alone ]]; then
+                        nb_from[i]=$(date +%H:%M:%S.%3N)
+                        neighbour_start "$kind" "$logprefix.p$i.stress-ng.yaml"
+                fi
                 sleep "$APP_PHASE"
                 NB_RESULT=NA
-                [[ $kind != alone ]] && neighbour_stop
+                if [[ $kind != alone ]]; then
+                        neighbour_stop
+                        nb_to[i]=$(date +%H:%M:%S.%3N)
+                fi
                 t1=$(now) s1=$(cpu_sample) cpu1=$(app_cpu)
                 c1=$(app_counter "$scen")
                 # A client that ended early (memcslap ran out of requests) leaves the
@@ -650,6 +656,27 @@ app_run() {
                         "$scen" "$config" "$rep" "$ph" "$rate" "$p99" "$nb" "$cpr")"
         done
         app_config_release "$config"
+        if [[ -f $logprefix.knobchanges.log ]]; then
+                for i in "${!nb_from[@]}"; do
+                        echo "$rep,$scen,$config,$i,${phases[i]},${nb_from[i]},$(yield_after "$logprefix.knobchanges.log" \
+                                "${nb_from[i]}" "${nb_to[i]}")" >>"$OUT/apps-yields.csv"
+                done
+        fi
+}
+
+# yield_after KNOBLOG FROM TO: "TIME,MS" of the first time netpolld lowered
+# busy-poll between FROM and TO (HH:MM:SS.mmm, as `netpollctl monitor` prints
+# them) and how long after FROM that was; "none,NA" if it did not.
+yield_after() {
+        awk -v from="$2" -v to="$3" '
+                function secs(t, a) { split(t, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
+                BEGIN { f = secs(from); e = secs(to); if (e < f) e += 86400 }
+                $2 == "busy-poll" && $6 == "(adaptive)" && $4 == "->" {
+                        t = secs($1); if (t < f - 43200) t += 86400
+                        old = $3; new = $5; sub(/us$/, "", old); sub(/us$/, "", new)
+                        if (t >= f && t <= e && new + 0 < old + 0) { printf "%s,%d\n", $1, (t - f) * 1000 + 0.5; found = 1; exit }
+                }
+                END { if (!found) print "none,NA" }' "$1"
 }
 
 # The runs of one repetition, as "SCENARIO CONFIG" lines: every selected
@@ -682,6 +709,7 @@ app_plan_runs() { app_plan 1 | wc -l; }
 app_bench() {
         local rep scen config pos=0 last="" plan line
         echo "$APP_CSV_HEADER" >"$OUT/apps.csv"
+        echo "rep,scenario,config,phase_index,phase,neighbour_started,yield_at,delay_ms" >"$OUT/apps-yields.csv"
         napi_base_init
         for ((rep = 1; rep <= APP_REPS; rep++)); do
                 mapfile -t plan < <(app_plan "$rep")
