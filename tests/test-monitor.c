@@ -690,13 +690,13 @@ START_TEST(test_sampler_tasks_listed_again_only_when_one_was_created) {
         ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
         ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 3);
 
-        /* Now it says so: listed, its delay so far is the baseline, growth counts from here. */
+        /* Now it says so: listed, and the delay it gathered as a new task counts at once. */
         w.last_pid = 301;
         w.psi_total_us += 1000;
         world_write(&w);
         ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
         ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 4);
-        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 0);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 50);
 
         w.task[3].delay_ns += 30 * MS;
         w.psi_total_us += 1000;
@@ -706,6 +706,7 @@ START_TEST(test_sampler_tasks_listed_again_only_when_one_was_created) {
 
         /* Another one 200 ms after that listing: it waits for the next one, 250 ms after the last at least. */
         w.task[4].pid = w.task[4].tid = 302;
+        w.task[4].delay_ns = 900 * MS; /* more than it can have waited since that listing */
         w.last_pid = 302;
         w.psi_total_us += 1000;
         world_write(&w);
@@ -715,6 +716,15 @@ START_TEST(test_sampler_tasks_listed_again_only_when_one_was_created) {
         world_write(&w);
         ck_assert_int_eq(monitor_sample(m, 550 * MS), 1);
         ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 5);
+        /* Only the 250 ms since the previous listing count, over this 50 ms sample: 5 tasks' worth. */
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 5000);
+
+        /* From then on only its growth counts, as for every task. */
+        w.task[4].delay_ns += 10 * MS;
+        w.psi_total_us += 1000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 650 * MS), 1);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 100);
 }
 END_TEST
 

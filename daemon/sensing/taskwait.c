@@ -45,6 +45,11 @@ struct TaskWait {
         char *dents, *task_dents;
         uint64_t scans, listings;
         uint64_t listed_ns; /* when /proc was last listed (the caller's clock; 0 for task_wait_new()) */
+        /*
+         * While a listing runs: how much of a newly found task's delay counts at
+         * its first scan (the time since the previous listing; 0 for the first).
+         */
+        uint64_t new_delay_max_ns;
 };
 
 static void task_close(Task *k) {
@@ -153,7 +158,13 @@ static void take_task(TaskWait *t, size_t *n_next, int pid, int tid) {
                 task_close(&k);
                 return;
         }
-        k.delay_ns = ts.delay_ns;
+        /*
+         * A task found by a later listing was created since the previous one (or
+         * left untracked until now): the delay it gathered since then counts at
+         * this scan, so a new neighbour counts as soon as it is listed rather
+         * than a scan later.
+         */
+        k.delay_ns = ts.delay_ns - MIN(ts.delay_ns, t->new_delay_max_ns);
         k.run_ns = ts.run_ns;
         t->next[(*n_next)++] = k;
 }
@@ -283,7 +294,9 @@ int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, uint64_t *
         /* A created task is listed at the next scan at least TASK_WAIT_RELIST_NS after the last listing. */
         if ((now_ns < t->listed_ns || now_ns - t->listed_ns >= TASK_WAIT_RELIST_NS) &&
             proc_dir_tasks_created(&t->proc)) {
+                t->new_delay_max_ns = now_ns - t->listed_ns;
                 r = list_tasks(t);
+                t->new_delay_max_ns = 0;
                 if (r < 0)
                         return r;
                 t->listed_ns = now_ns;

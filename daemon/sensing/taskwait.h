@@ -14,8 +14,10 @@
  * task; stat only when its delay grew); /proc is listed again (~400 us for
  * 100 tasks) only when /proc/loadavg's last PID shows a task was created,
  * and at most every TASK_WAIT_RELIST_NS, so that a host forking all the time
- * does not pay a listing each interval: a new task counts from the second
- * scan after it was listed, within about 350 ms at a 100 ms interval.
+ * does not pay a listing each interval. A task found by a listing after the
+ * first counts at once, with the delay it gathered since the previous listing
+ * (it is new, or was untracked): within about 250 ms of its creation at a
+ * 100 ms interval.
  * Each task followed holds two descriptors: at most TASK_WAIT_MAX tasks, and
  * no more than half of RLIMIT_NOFILE's soft limit less 128 (448 tasks under
  * a service's default 1024; the unit raises it). The rest are counted as
