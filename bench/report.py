@@ -277,9 +277,11 @@ def cost_section(cost):
                     f"mode {cost.get('netpolld_mode', '?')}, interval "
                     f"{int(cost.get('netpolld_interval_us', '0')) / 1000:g} ms, "
                     f"{cost.get('netpolld_window_s', '?')} s window"))
+    wake = cost.get("netpolld_cpu_wake", "not recorded")
     rows.append(row(f"netpolld, {cost.get('netpolld_traffic_mps', '?')} msg/s on loopback", "netpolld_traffic",
-                    "the same daemon with traffic: no rest between samples, "
-                    f"{cost.get('netpolld_traffic_window_s', '?')} s window"))
+                    ("the same daemon with traffic, resting between samples: " if wake.endswith("armed") else
+                     "the same daemon with traffic, sampling every interval: ") +
+                    f"{wake}; {cost.get('netpolld_traffic_window_s', '?')} s window"))
     rows.append(row("wake-up floor (bench/timerfloor.c)", "timerfloor",
                     f"an empty sd-event timer every "
                     f"{int(cost.get('timerfloor_interval_us', '0')) / 1000:g} ms: what waking up "

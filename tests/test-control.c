@@ -788,6 +788,42 @@ START_TEST(test_control_unpaid_polling_may_rest) {
 }
 END_TEST
 
+START_TEST(test_control_rests_with_traffic_when_waiting_wakes_it) {
+        Sim s;
+
+        /* Without the kernel's wake-up, traffic keeps every sample. */
+        sim_latency(&s);
+        s.in.processed_per_sec = 20000;
+        sim_steps(&s, 30, 0, 0, 0);
+        ck_assert(!s.st.resting);
+
+        /* With it, a second of traffic and nothing pending is a rest: the wake-up stands in for the samples. */
+        s.in.wait_wakes = true;
+        sim_steps(&s, 9, 0, 0, 0);
+        ck_assert(!s.st.resting);
+        sim_step(&s, 0, 0, 0);
+        ck_assert(s.st.resting);
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), 5 * INTERVAL_US);
+
+        /* Woken by a waiting task: that sample ends the rest, the next one yields. */
+        sim_step(&s, 1000, 0, 0);
+        ck_assert(!s.st.resting);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0);
+        sim_step(&s, 1000, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 1);
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_CONTENTION);
+
+        /* Squeezes still end it: they are pending, whatever wakes the caller. */
+        sim_latency(&s);
+        s.in.wait_wakes = true;
+        s.in.processed_per_sec = 20000;
+        sim_steps(&s, 20, 0, 0, 0);
+        ck_assert(s.st.resting);
+        sim_step(&s, 0, 1000, 0);
+        ck_assert(!s.st.resting);
+}
+END_TEST
+
 START_TEST(test_control_disabled_does_not_rest) {
         Sim s;
 
@@ -825,6 +861,7 @@ static Suite *control_suite(void) {
         tcase_add_test(tc, test_control_waiting_ends_the_rest_and_yields_two_intervals_later);
         tcase_add_test(tc, test_control_no_rest_while_anything_is_pending);
         tcase_add_test(tc, test_control_unpaid_polling_may_rest);
+        tcase_add_test(tc, test_control_rests_with_traffic_when_waiting_wakes_it);
         tcase_add_test(tc, test_control_disabled_does_not_rest);
         suite_add_tcase(s, tc);
 

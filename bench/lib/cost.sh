@@ -53,6 +53,10 @@ cost_netpolld() {
         cost_put netpolld_interval_us "$(daemon_property Interval | sed 's/^t //')"
         cost_put netpolld_version "$(daemon_property Version)"
         sleep 1         # let start-up finish before the window opens
+        # Whether a CPU pressure trigger wakes it (daemon/sensing/cpuwake.h): then it rests under traffic too.
+        line=$(grep -o -m1 -e "CPU pressure trigger armed" -e "no CAP_SYS_RESOURCE at start" \
+                -e "no CPU pressure trigger ([^)]*)" "$OUT/logs/cost.netpolld.log")
+        cost_put netpolld_cpu_wake "${line:-not logged}"
         measure_process netpolld "$NETPOLLD_PID" "$window"
         cost_traffic "$window"
         # After the CPU window, so its calls are not counted as idle cost.
@@ -71,7 +75,8 @@ cost_netpolld() {
 
 # The same window again with 1000 UDP messages a second on loopback
 # (sockperf under-load): with traffic netpolld samples every interval, while
-# the idle window above lets it rest between samples (control.h, "Rest").
+# the idle window above lets it rest between samples (control.h, "Rest"),
+# unless a CPU pressure trigger wakes it (netpolld_cpu_wake says which).
 COST_TRAFFIC_MPS=1000
 cost_traffic() {
         local window=$1 port server client

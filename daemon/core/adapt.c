@@ -8,15 +8,18 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
 #include <time.h>
 
 #include "control.h"
+#include "cpuwake.h"
 #include "log.h"
 
 struct Adapter {
         Manager *manager;
         sd_event *event;
         sd_event_source *timer;
+        sd_event_source *wake; /* the CPU pressure trigger (cpuwake.h), NULL without one */
         Monitor *monitor;
         int monitor_error;
         ControlState state;
@@ -44,6 +47,40 @@ static uint64_t now_ns(void) {
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata);
+static int rearm(sd_event_source *s, uint64_t after_us);
+
+/* Some task waited for a CPU: a resting controller samples now rather than at its next rest sample. */
+static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Adapter *a = userdata;
+
+        if (revents & (EPOLLERR | EPOLLHUP)) {
+                log_warning("the CPU pressure trigger failed; samples rest only without traffic from now on");
+                a->wake = sd_event_source_disable_unref(a->wake);
+                return 0;
+        }
+        if (!a->running || !a->state.resting)
+                return 0;
+        log_debug("a task waits for a CPU: sampling now");
+        return rearm(a->timer, 0);
+}
+
+static void wake_setup(Adapter *a, int fd) {
+        int r = fd;
+
+        if (fd >= 0) {
+                r = sd_event_add_io(a->event, &a->wake, fd, EPOLLPRI, on_wake, a);
+                if (r >= 0) {
+                        log_info("CPU pressure trigger armed (some %" PRIu64 " ms within %" PRIu64
+                                 " ms): samples rest while traffic flows and no task waits",
+                                 CPUWAKE_THRESHOLD_US / 1000, CPUWAKE_WINDOW_US / 1000);
+                        return;
+                }
+        }
+        if (r == -EPERM)
+                log_info("no CAP_SYS_RESOURCE at start, so no CPU pressure trigger: samples rest only without traffic");
+        else
+                log_info_errno(r, "no CPU pressure trigger (%m): samples rest only without traffic");
+}
 
 int adapter_new(Adapter **ret, Manager *m, sd_event *event) {
         Adapter *a = calloc(1, sizeof(Adapter));
@@ -59,9 +96,11 @@ int adapter_new(Adapter **ret, Manager *m, sd_event *event) {
                 log_warning_errno(a->monitor_error,
                                   "cannot sample CPU and softnet statistics below %s: %m; adaptation is off",
                                   m->sysroot);
-        else
+        else {
                 log_info("run-queue depth from %s%s", monitor_source_name(a->monitor),
                          monitor_uses_psi(a->monitor) ? ", CPU pressure from PSI" : "");
+                wake_setup(a, m->cpuwake_fd);
+        }
         *ret = a;
         return 0;
 }
@@ -70,6 +109,7 @@ Adapter *adapter_free(Adapter *a) {
         if (!a)
                 return NULL;
         sd_event_source_disable_unref(a->timer);
+        sd_event_source_disable_unref(a->wake);
         sd_event_unref(a->event);
         monitor_free(a->monitor);
         free(a);
@@ -302,6 +342,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         monitor_load(a->monitor, poll, &load);
         in.runnable_milli = load.runnable_milli_max;
         in.processed_per_sec = load.processed_per_sec;
+        in.wait_wakes = a->wake != NULL;
         in.crowd_known = monitor_source(a->monitor) == MONITOR_SOURCE_TASKS;
         in.crowd_milli = load.crowd_milli_max;
         monitor_load(a->monitor, NULL, &load);
@@ -330,7 +371,9 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                 return r;
         if (a->state.resting != rested)
                 log_debug("%s: sampling every %" PRIu64 " ms",
-                          a->state.resting ? "no traffic and nothing pending" : "traffic or something pending",
+                          !a->state.resting ? "traffic or something pending"
+                          : a->wake         ? "nothing pending"
+                                            : "no traffic and nothing pending",
                           control_next_step_us(&a->state, interval_us(a)) / 1000);
         if (a->state.mark_crowd && in.crowd_known) {
                 r = monitor_mark_crowd(a->monitor, poll);

@@ -13,6 +13,7 @@
 #include "adapt.h"
 #include "bus.h"
 #include "caps.h"
+#include "cpuwake.h"
 #include "irqpin.h"
 #include "log.h"
 #include "manager.h"
@@ -132,6 +133,14 @@ int manager_run(Manager *m, const char *bus_address) {
                         log_error("%s", *e);
                 return log_error_errno(r, "refusing to start with an invalid configuration");
         }
+
+        /*
+         * Before the capabilities go: the kernel takes a sub-2 s CPU pressure
+         * trigger only from whoever opened the file with CAP_SYS_RESOURCE
+         * (cpuwake.h). The real kernel's only: a test sysroot has no PSI.
+         */
+        if (streq(m->sysroot, "/"))
+                m->cpuwake_fd = cpuwake_open("/proc/pressure/cpu", CPUWAKE_THRESHOLD_US, CPUWAKE_WINDOW_US);
 
         /* CAP_SYS_PTRACE stays only for a starting profile with live sockets (manager-livesock.c). */
         r = caps_drop_to_minimum(profile->adaptive.enabled && profile->adaptive.live_sockets);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "adapt.h"
 #include "bus.h"
@@ -41,6 +42,7 @@ int manager_new(Manager **ret, const ManagerOptions *o) {
             (o->state_dir && !(m->state_dir_override = strdup(o->state_dir))))
                 return -ENOMEM;
         m->dry_run_override = o->dry_run;
+        m->cpuwake_fd = -ENOENT; /* opened by manager_run() */
 
         /* Global knobs are always listed; per-device ones appear when used. */
         for (size_t i = 0; i < knob_catalog_size; i++) {
@@ -75,6 +77,8 @@ Manager *manager_free(Manager *m) {
                 knob_set_napi_source(NULL);
         napi_backend_free(m->napi);
         netdev_genl_free(m->qstats_genl);
+        if (m->cpuwake_fd >= 0)
+                close(m->cpuwake_fd);
         sd_event_source_disable_unref(m->ownership_timer);
         sd_event_source_disable_unref(m->metrics_timer);
         sd_bus_flush_close_unref(m->bus);

@@ -309,8 +309,8 @@ static bool knob_away(const ControlState *s, const ControlInput *in, ControlKnob
 static void update_rest(Step *st) {
         ControlState *s = st->s;
         const ControlInput *in = st->in;
-        bool quiet = in->processed_per_sec < CONTROL_REST_PACKETS_PER_SEC && st->n == 0 && !s->yielding &&
-                     s->load_high == 0 && s->squeeze_high == 0 && s->drops_high == 0;
+        bool quiet = (in->wait_wakes || in->processed_per_sec < CONTROL_REST_PACKETS_PER_SEC) && st->n == 0 &&
+                     !s->yielding && s->load_high == 0 && s->squeeze_high == 0 && s->drops_high == 0;
 
         for (size_t k = 0; quiet && k < _CONTROL_KNOB_MAX; k++)
                 if (k != CONTROL_BUSY_LOOP_THRESHOLD && k != CONTROL_NETDEV_MAX_BACKLOG)

@@ -57,6 +57,10 @@
  * traffic or anything pending ends the rest. So a yield comes within two
  * intervals of the waiting while traffic flows, and at most one rest sample
  * later when traffic and the waiting begin together after a quiet spell.
+ * With wait_wakes (the kernel wakes the caller as soon as a task waits for a
+ * CPU, and the caller then samples at once) traffic does not end the rest:
+ * only something pending does, and the waiting no longer waits for a rest
+ * sample.
  */
 #pragma once
 
@@ -97,6 +101,7 @@ typedef struct ControlInput {
         uint64_t squeeze_per_sec; /* summed over the watched CPUs */
         uint64_t drops_per_sec;   /* summed over the watched CPUs */
         uint64_t processed_per_sec; /* packets received on the watched CPUs (softnet_stat) */
+        bool wait_wakes;            /* the caller samples at once when a task starts waiting for a CPU (cpuwake.h) */
         bool busy_poll_rx_known;       /* TcpExt BusyPollRxPackets is counted */
         uint64_t busy_poll_rx_packets; /* packets busy polling delivered since the caller last read them (0 when
                                         * it did not read them this step: read at least twice a pay window) */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cpuwake.h: the kernel's word that tasks started waiting for a CPU, so the
+ * adaptive loop may sample rarely while nobody waits. A PSI trigger on
+ * /proc/pressure/cpu (Documentation/accounting/psi.rst): "some THRESHOLD
+ * WINDOW" makes the descriptor poll EPOLLPRI once some task waited more than
+ * THRESHOLD within WINDOW, at most once a window. The kernel checks
+ * CAP_SYS_RESOURCE in the credentials of whoever opened the file: without it
+ * only whole multiples of 2 s are accepted, and those are evaluated every 2 s,
+ * too late to yield within two sampling intervals. So the trigger is opened at
+ * start, while the capability is held, and the capability is dropped after.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* 10 ms of waiting within 500 ms: far below what the yield rule acts on, so the wake-up comes first. */
+#define CPUWAKE_THRESHOLD_US (UINT64_C(10) * 1000)
+#define CPUWAKE_WINDOW_US (UINT64_C(500) * 1000)
+
+/* CAP_SYS_RESOURCE is effective now: cpuwake_open() can arm a sub-2 s window. */
+bool cpuwake_privileged(void);
+
+/*
+ * Opens path (/proc/pressure/cpu) and arms a "some" trigger on it. Returns
+ * the descriptor (poll it for EPOLLPRI; closing it removes the trigger), or
+ * -EPERM without CAP_SYS_RESOURCE, -ENOENT without PSI, -EOPNOTSUPP when PSI
+ * is off (psi=0), another -errno from open or write.
+ */
+int cpuwake_open(const char *path, uint64_t threshold_us, uint64_t window_us);
