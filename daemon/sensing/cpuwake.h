@@ -15,7 +15,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* 10 ms of waiting within 500 ms: far below what the yield rule acts on, so the wake-up comes first. */
+/*
+ * 10 ms of waiting within 500 ms: far below what the yield rule acts on, so the
+ * wake-up comes first. The system-wide share is averaged over the CPUs that
+ * were busy: on a machine with dozens of busy CPUs one CPU's waiting can stay
+ * under it, and the next rest sample (at most 500 ms later) sees it instead.
+ */
 #define CPUWAKE_THRESHOLD_US (UINT64_C(10) * 1000)
 #define CPUWAKE_WINDOW_US (UINT64_C(500) * 1000)
 
