@@ -261,6 +261,33 @@ START_TEST(test_control_latency_yields_at_second_interval_and_returns_within_a_s
 }
 END_TEST
 
+/* Each reason is true of the sample it comes with. */
+START_TEST(test_control_reasons_are_true_of_their_sample) {
+        Sim s;
+
+        /* Started afresh (a profile switch) with polling at the floor and someone waiting: it stays there. */
+        sim_latency(&s);
+        s.in.knobs[CONTROL_BUSY_READ].current = 0;
+        s.in.knobs[CONTROL_BUSY_POLL].current = 0;
+        sim_step(&s, 600, 0, 0);
+        sim_step(&s, 0, 0, 0); /* one calm sample is not hold of them */
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0);
+        sim_step(&s, 0, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 1);
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_UNCONTENDED);
+        ck_assert_msg(strstr(s.last[0].reason, "runnable 0.0 <= 0.5 for 2 samples"), "%s", s.last[0].reason);
+
+        /* A yield that waited for min-dwell and lands on a calm sample says when the waiting was. */
+        sim_steps(&s, 4, 1000, 0, 0); /* yields at the second, held back by the dwell */
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 1);
+        sim_step(&s, 100, 0, 0); /* 500 ms after the restore */
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 2);
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_CONTENTION);
+        ck_assert_msg(strstr(s.last[0].reason, "yields to the tasks that waited 300ms ago (runnable now 0.1)"), "%s",
+                      s.last[0].reason);
+}
+END_TEST
+
 START_TEST(test_control_latency_single_waiting_sample_moves_nothing) {
         Sim s;
 
@@ -848,6 +875,7 @@ static Suite *control_suite(void) {
         tcase_add_test(tc, test_control_floor_lowers_only_knobs_above_it);
         tcase_add_test(tc, test_control_latency_yields_at_second_interval_and_returns_within_a_second);
         tcase_add_test(tc, test_control_latency_single_waiting_sample_moves_nothing);
+        tcase_add_test(tc, test_control_reasons_are_true_of_their_sample);
         tcase_add_test(tc, test_control_crowd_holds_the_yield_until_it_leaves);
         tcase_add_test(tc, test_control_crowd_that_stays_is_probed_with_growing_back_off);
         tcase_add_test(tc, test_control_polling_without_packets_for_a_window_stops);

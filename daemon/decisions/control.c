@@ -220,10 +220,14 @@ static void step_yield(Step *st, ControlKnob k) {
         milli(now, sizeof(now), st->in->runnable_milli);
         milli(thr, sizeof(thr), cfg->runqueue_threshold_milli);
         policy_format_usec(win, sizeof(win), cfg->pay_window_us);
-        if (contended)
+        if (contended && st->s->load_high > 0)
                 emit(st, CONTROL_SET, k, CONTROL_CAUSE_CONTENTION, target,
                      "runnable %s > %s for %u samples: busy polling yields to the waiting tasks", now, thr,
                      st->s->load_high);
+        else if (contended) /* the move waited for min-dwell, and this sample is calm */
+                emit(st, CONTROL_SET, k, CONTROL_CAUSE_CONTENTION, target,
+                     "busy polling yields to the tasks that waited %s ago (runnable now %s)",
+                     policy_format_usec(win, sizeof(win), st->in->now_us - st->s->yield_us), now);
         else if (st->s->unpaid)
                 emit(st, CONTROL_SET, k, CONTROL_CAUSE_UNPAID, target,
                      "busy polling delivered no packet in %s: stopped for %s", win,
@@ -241,7 +245,8 @@ static void step_yield(Step *st, ControlKnob k) {
                      "runnable %s <= %s, the tasks it yielded to still use %s CPU after %s: trying busy polling again",
                      now, thr, milli(off, sizeof(off), st->s->crowd_milli),
                      policy_format_usec(win, sizeof(win), st->in->now_us - st->s->yield_us));
-        else
+        else if (st->s->load_low >= MAX(cfg->hold, 1u))
+                /* Not before hold calm samples, also when the controller started afresh with polling low. */
                 emit(st, CONTROL_SET, k, CONTROL_CAUSE_UNCONTENDED, target,
                      "runnable %s <= %s for %u samples: busy polling restored", now, thr, st->s->load_low);
 }
