@@ -67,6 +67,9 @@ def read_kv(path):
 
 
 def load_runs(path):
+    """The rr part's rows, None when it did not run."""
+    if not os.path.exists(path):
+        return None
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
 
@@ -354,6 +357,14 @@ def main():
     runs = load_runs(os.path.join(outdir, "runs.csv"))
     meta = read_kv(os.path.join(outdir, "meta.txt"))
     cost = read_kv(os.path.join(outdir, "cost.txt"))
+    if runs is None:
+        # --parts cost alone: the run's description and the daemon cost.
+        md = [f"# netpolld benchmark results ({meta.get('mode', 'full')} run)", "",
+              table(["run", ""], [[k, f"`{v}`" if k in ("command", "commit") else v] for k, v in meta.items()]),
+              "", "## Daemon cost", "", cost_section(cost), ""]
+        with open(os.path.join(outdir, "results.md"), "w") as f:
+            f.write("\n".join(md))
+        return 0
     cells = summarize(runs)
     write_summary_csv(os.path.join(outdir, "summary.csv"), cells)
 
