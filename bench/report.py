@@ -270,8 +270,9 @@ def cost_section(cost):
     def row(name, p, note):
         if f"{p}_cpu_s_per_min" not in cost:
             return [name, "–", "–", "–", "–", "–", cost.get(f"{p}_unavailable", "not measured")]
-        return [name, f"{int(cost[f'{p}_rss_kb']) / 1024:.1f} MiB "
-                f"(peak {int(cost[f'{p}_hwm_kb']) / 1024:.1f})",
+        rss = (f"{int(cost[f'{p}_rss_kb']) / 1024:.1f} MiB (peak {int(cost[f'{p}_hwm_kb']) / 1024:.1f})"
+               if cost.get(f"{p}_rss_kb") else "–")  # a kernel thread has none
+        return [name, rss,
                 f"{float(cost[f'{p}_cpu_s_per_min']):.4f}",
                 f"{100 * float(cost[f'{p}_cpu_s_per_min']) / 60:.3f} %",
                 cost.get(f"{p}_wakeups_per_s", "–"),
@@ -280,11 +281,30 @@ def cost_section(cost):
                     f"mode {cost.get('netpolld_mode', '?')}, interval "
                     f"{int(cost.get('netpolld_interval_us', '0')) / 1000:g} ms, "
                     f"{cost.get('netpolld_window_s', '?')} s window"))
+    def psimon(p):
+        # The kernel thread evaluating the trigger, measured in the same window (bench/lib/cost.sh).
+        if f"{p}_psimon_cpu_s_per_min" in cost:
+            rows.append(row("+ psimon (kernel thread)", f"{p}_psimon",
+                            "evaluates the CPU pressure trigger; the same window"))
+
+    psimon("netpolld")
     wake = cost.get("netpolld_cpu_wake", "not recorded")
     rows.append(row(f"netpolld, {cost.get('netpolld_traffic_mps', '?')} msg/s on loopback", "netpolld_traffic",
                     ("the same daemon with traffic, resting between samples: " if wake.endswith("armed") else
                      "the same daemon with traffic, sampling every interval: ") +
                     f"{wake}; {cost.get('netpolld_traffic_window_s', '?')} s window"))
+    psimon("netpolld_traffic")
+    if "netpolld_armed_cpu_wake" in cost or "netpolld_armed_unavailable" in cost:
+        armed = cost.get("netpolld_armed_cpu_wake", "not armed")
+        rows.append(row("netpolld, trigger on a passed file, idle", "netpolld_armed",
+                        f"pressure file opened in a user namespace, passed as OpenFile= would: {armed}; "
+                        f"{cost.get('netpolld_armed_window_s', '?')} s window"))
+        psimon("netpolld_armed")
+        rows.append(row(f"netpolld, trigger on a passed file, "
+                        f"{cost.get('netpolld_armed_traffic_mps', '?')} msg/s", "netpolld_armed_traffic",
+                        "the same daemon with traffic, resting while no task waits; "
+                        f"{cost.get('netpolld_armed_traffic_window_s', '?')} s window"))
+        psimon("netpolld_armed_traffic")
     rows.append(row("wake-up floor (bench/timerfloor.c)", "timerfloor",
                     f"an empty sd-event timer every "
                     f"{int(cost.get('timerfloor_interval_us', '0')) / 1000:g} ms: what waking up "

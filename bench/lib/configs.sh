@@ -97,10 +97,13 @@ daemon_property() {
 # netpolld_start PROFILE LOG: runs netpolld on the real host (sysroot /) and
 # returns once it answers on the bus. Profiles come from $PROFILE_DIR when
 # set, else conf/profiles.
+# NETPOLLD_WRAPPER: a command (array) netpolld runs through, one that execs it
+# in its own process (tools/pass-cpu-pressure); empty by default.
+NETPOLLD_WRAPPER=()
 netpolld_start() {
         local profile=$1 logfile=$2
         mkdir -p "$WORK/state"
-        "$NETPOLLD" --config "$SRC/conf/netpolld.conf" --profile-dir "${PROFILE_DIR:-$SRC/conf/profiles}" \
+        "${NETPOLLD_WRAPPER[@]}" "$NETPOLLD" --config "$SRC/conf/netpolld.conf" --profile-dir "${PROFILE_DIR:-$SRC/conf/profiles}" \
                 --profile "$profile" --state-dir "$WORK/state" --bus-address "$BUS_ADDR" \
                 >>"$logfile" 2>&1 &
         NETPOLLD_PID=$!

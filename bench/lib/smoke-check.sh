@@ -65,6 +65,12 @@ grep -qE '^(netpolld_traffic_rss_kb=[1-9]|netpolld_traffic_unavailable=)' "$out/
 grep -q '^netpolld_wakeups_per_s=[0-9]' "$out/cost.txt" && ok "netpolld wake-ups counted" || fail "no netpolld wake-ups"
 grep -qE '^netpolld_cpu_wake=(CPU pressure trigger armed|no CAP_SYS_RESOURCE at start|no CPU pressure trigger)' "$out/cost.txt" &&
         ok "whether a CPU pressure trigger woke netpolld is recorded" || fail "no netpolld_cpu_wake in cost.txt"
+grep -qE '^netpolld_cpu_wake=CPU pressure trigger armed|^(netpolld_armed_traffic_rss_kb=[1-9]|netpolld_armed_traffic_unavailable=)' "$out/cost.txt" &&
+        ok "netpolld cost with the trigger armed measured, or why not" || fail "no cost with the trigger armed and no reason"
+if grep -q '^netpolld_armed_cpu_wake=CPU pressure trigger armed' "$out/cost.txt"; then
+        grep -q '^netpolld_armed_traffic_psimon_cpu_s_per_min=' "$out/cost.txt" &&
+                ok "psimon measured beside the armed netpolld" || fail "trigger armed but psimon not measured"
+fi
 grep -qE '^(tuned_rss_kb=[1-9]|tuned_unavailable=)' "$out/cost.txt" && ok "tuned cost measured or explained" ||
         fail "no tuned cost and no reason"
 grep -q '^busrtt_ratio_p50=' "$out/cost.txt" && ok "SetKnob/GetId ratio measured" || fail "no SetKnob/GetId ratio"

@@ -64,20 +64,29 @@ static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         return rearm(a->timer, 0);
 }
 
-static void wake_setup(Adapter *a, int fd) {
+static void wake_setup(Adapter *a, int fd, bool passed) {
         int r = fd;
 
         if (fd >= 0) {
                 r = sd_event_add_io(a->event, &a->wake, fd, EPOLLPRI, on_wake, a);
                 if (r >= 0) {
                         log_info("CPU pressure trigger armed (some %" PRIu64 " ms within %" PRIu64
-                                 " ms): samples rest while traffic flows and no task waits",
-                                 CPUWAKE_THRESHOLD_US / 1000, CPUWAKE_WINDOW_US / 1000);
+                                 " ms%s): samples rest while traffic flows and no task waits",
+                                 CPUWAKE_THRESHOLD_US / 1000, CPUWAKE_WINDOW_US / 1000,
+                                 passed ? ", on the file the service manager passed" : "");
                         return;
                 }
         }
-        if (r == -EPERM)
+        if (passed && r == -EINVAL)
+                log_info("the kernel refused a CPU pressure trigger on the file the service manager passed "
+                         "(opened without CAP_SYS_RESOURCE?): samples rest only without traffic");
+        else if (passed)
+                log_info_errno(r, "no CPU pressure trigger on the file the service manager passed (%m): "
+                                  "samples rest only without traffic");
+        else if (r == -EPERM)
                 log_info("no CAP_SYS_RESOURCE at start, so no CPU pressure trigger: samples rest only without traffic");
+        else if (r == -EMEDIUMTYPE)
+                log_info("no CPU pressure trigger (the file passed is not one): samples rest only without traffic");
         else
                 log_info_errno(r, "no CPU pressure trigger (%m): samples rest only without traffic");
 }
@@ -99,7 +108,7 @@ int adapter_new(Adapter **ret, Manager *m, sd_event *event) {
         else {
                 log_info("run-queue depth from %s%s", monitor_source_name(a->monitor),
                          monitor_uses_psi(a->monitor) ? ", CPU pressure from PSI" : "");
-                wake_setup(a, m->cpuwake_fd);
+                wake_setup(a, m->cpuwake_fd, m->cpuwake_passed);
         }
         *ret = a;
         return 0;

@@ -136,10 +136,20 @@ int manager_run(Manager *m, const char *bus_address) {
 
         /*
          * Before the capabilities go: the kernel takes a sub-2 s CPU pressure
-         * trigger only from whoever opened the file with CAP_SYS_RESOURCE
-         * (cpuwake.h). The real kernel's only: a test sysroot has no PSI.
+         * trigger only on a file opened with CAP_SYS_RESOURCE (cpuwake.h): the
+         * one the service manager passed, else netpolld's own. The real
+         * kernel's only: a test sysroot has no PSI, but a passed file is the
+         * real kernel's whatever the sysroot.
          */
-        if (streq(m->sysroot, "/"))
+        m->cpuwake_fd = cpuwake_passed();
+        if (m->cpuwake_fd >= 0) {
+                m->cpuwake_passed = true;
+                r = cpuwake_arm(m->cpuwake_fd, CPUWAKE_THRESHOLD_US, CPUWAKE_WINDOW_US);
+                if (r < 0) {
+                        close(m->cpuwake_fd);
+                        m->cpuwake_fd = r;
+                }
+        } else if (m->cpuwake_fd == -ENOENT && streq(m->sysroot, "/"))
                 m->cpuwake_fd = cpuwake_open("/proc/pressure/cpu", CPUWAKE_THRESHOLD_US, CPUWAKE_WINDOW_US);
 
         /* CAP_SYS_PTRACE stays only for a starting profile with live sockets (manager-livesock.c). */

@@ -87,6 +87,7 @@ struct Manager {
         LiveSocks live;   /* sockets a busy-read yield moved (manager-livesock.c) */
         bool live_ptrace; /* CAP_SYS_PTRACE kept at start for live sockets */
         int cpuwake_fd;   /* the CPU pressure trigger (cpuwake.h), or why there is none (-errno) */
+        bool cpuwake_passed; /* the service manager passed its file (cpuwake_passed()) */
         RuleRunner *rules; /* workload rules (manager-rules.c); NULL until manager_follow_rules() */
         NetdevGenl *qstats_genl; /* per-queue statistics for the metrics, opened on first use */
         bool qstats_unavailable; /* the kernel has no netdev family: stop asking */

@@ -8,7 +8,9 @@
  * CAP_SYS_RESOURCE in the credentials of whoever opened the file: without it
  * only whole multiples of 2 s are accepted, and those are evaluated every 2 s,
  * too late to yield within two sampling intervals. So the trigger is opened at
- * start, while the capability is held, and the capability is dropped after.
+ * start, while the capability is held, and the capability is dropped after;
+ * or the service manager opens the file and passes it (cpuwake_passed()), and
+ * netpolld never needs the capability.
  */
 #pragma once
 
@@ -26,6 +28,24 @@
 
 /* CAP_SYS_RESOURCE is effective now: cpuwake_open() can arm a sub-2 s window. */
 bool cpuwake_privileged(void);
+
+/*
+ * Arms a "some" trigger on fd, an open /proc/pressure/cpu. Returns 0, or
+ * -EINVAL when the kernel refused the window (the file was opened without
+ * CAP_SYS_RESOURCE; or the arguments are out of range), -EBUSY when fd holds
+ * a trigger already, another -errno from write.
+ */
+int cpuwake_arm(int fd, uint64_t threshold_us, uint64_t window_us);
+
+/*
+ * The CPU pressure file the service manager passed (sd_listen_fds(3), named
+ * "cpu-pressure"; systemd 253's OpenFile=/proc/pressure/cpu:cpu-pressure),
+ * with CLOEXEC set. Returns the descriptor, -ENOENT when none was passed,
+ * -EMEDIUMTYPE when the descriptor of that name is not a pressure file of
+ * procfs (closed: nothing is written to it). Every other passed descriptor is
+ * closed with a warning, and the LISTEN_ variables are removed.
+ */
+int cpuwake_passed(void);
 
 /*
  * Opens path (/proc/pressure/cpu) and arms a "some" trigger on it. Returns

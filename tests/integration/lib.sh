@@ -349,16 +349,19 @@ daemon_answers() {
 }
 
 # spawn_daemon [EXTRA ARGS...]: starts netpolld in the background, with the
-# VAR=VALUE words of the array DAEMON_ENV in its environment, and waits until
+# VAR=VALUE words of the array DAEMON_ENV in its environment, through the
+# command in the array DAEMON_WRAPPER (one that execs the rest in its own
+# process, keeping the pid) when set, and waits until
 # it answers a method call (it only does after applying the profile). Returns
 # 0 then; 1 when it exited first (DAEMON_RC is its status), 2 when it did not
 # answer within READY_TIMEOUT seconds.
 DAEMON_ENV=()
+DAEMON_WRAPPER=()
 spawn_daemon() {
         local state=(--state-dir "$STATE")
         [ -n "${STATE_FROM_CONFIG:-}" ] && state=() # netpolld.conf's state-dir, not the option
-        echo "=== netpolld $* ${DAEMON_ENV[*]} ===" >>"$LOG"
-        env "${DAEMON_ENV[@]}" "$NETPOLLD" --sysroot "$ROOT" "${state[@]}" --config "$CONF" \
+        echo "=== ${DAEMON_WRAPPER[*]} netpolld $* ${DAEMON_ENV[*]} ===" >>"$LOG"
+        "${DAEMON_WRAPPER[@]}" env "${DAEMON_ENV[@]}" "$NETPOLLD" --sysroot "$ROOT" "${state[@]}" --config "$CONF" \
                 --profile-dir "$PROFILES" "$@" </dev/null >>"$LOG" 2>&1 &
         DAEMON_PID=$!
         DAEMON_RC=

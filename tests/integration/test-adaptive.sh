@@ -472,6 +472,61 @@ case_schedstat_source() {
         expect_knobs_restored "after SIGTERM"
 }
 
+# The CPU pressure file passed as systemd's OpenFile= passes it (LISTEN_FDS,
+# name "cpu-pressure"; tools/pass-cpu-pressure): the trigger is armed on it
+# when its opener held CAP_SYS_RESOURCE, refused with a reason when not, and a
+# file that is not a pressure file is closed untouched. Start-up goes on in
+# every case. The host's real /proc/pressure/cpu, whatever the sysroot.
+PASS_CPU_PRESSURE=$NETPOLLD_SOURCE_ROOT/tools/pass-cpu-pressure
+passed_file_start() { # WHAT WRAPPER...: starts the daemon through WRAPPER; 1 when it did not start
+        local what=$1
+        shift
+        LOG_MARK=$(wc -l <"$LOG")
+        DAEMON_WRAPPER=("$@")
+        # shellcheck disable=SC2119  # no extra options: the configured daemon
+        start_daemon || { DAEMON_WRAPPER=(); fail "netpolld did not start with $what"; return 1; }
+        DAEMON_WRAPPER=()
+}
+since_start_has() { tail -n "+$((LOG_MARK + 1))" "$LOG" | grep -qF -- "$1"; }
+passed_file_stop() {
+        stop_daemon TERM
+        expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
+        expect_knobs_restored "after SIGTERM"
+}
+case_passed_cpu_pressure_file() {
+        local regular=$TMP/not-pressure
+        if ! [ -r /proc/pressure/cpu ]; then
+                skip "no PSI in this kernel (/proc/pressure/cpu)"
+                return 0
+        fi
+        new_sysroot root-passed
+
+        # Opened by a process whose bounding set lacks CAP_SYS_RESOURCE: the kernel refuses the window.
+        passed_file_start "a file opened without CAP_SYS_RESOURCE" \
+                setpriv --bounding-set=-sys_resource --inh-caps=-sys_resource -- "$PASS_CPU_PRESSURE" -- || return
+        since_start_has "the kernel refused a CPU pressure trigger on the file the service manager passed" ||
+                fail "no refusal logged for a file opened without CAP_SYS_RESOURCE:" "$(tail -n "+$LOG_MARK" "$LOG")"
+        passed_file_stop
+
+        # Not a pressure file: closed, never written.
+        printf 'keep me\n' >"$regular"
+        passed_file_start "a regular file passed" "$PASS_CPU_PRESSURE" --file "$regular" -- || return
+        since_start_has 'the descriptor passed as "cpu-pressure" is not /proc/pressure/cpu: closed, nothing written to it' ||
+                fail "no refusal logged for a regular file passed:" "$(tail -n "+$LOG_MARK" "$LOG")"
+        expect_eq "the regular file passed" "$(cat "$regular")" "keep me"
+        passed_file_stop
+
+        # Opened in a new user namespace, whose credentials carry CAP_SYS_RESOURCE: armed.
+        if ! "$PASS_CPU_PRESSURE" --opener userns -- true 2>"$TMP/userns.err"; then
+                skip "no user namespace here ($(cat "$TMP/userns.err")): an accepted passed file not checked"
+                return 0
+        fi
+        passed_file_start "a file opened in a user namespace" "$PASS_CPU_PRESSURE" --opener userns -- || return
+        since_start_has "CPU pressure trigger armed (some 10 ms within 500 ms, on the file the service manager passed)" ||
+                fail "the trigger was not armed on a file opened holding CAP_SYS_RESOURCE:" "$(tail -n "+$LOG_MARK" "$LOG")"
+        passed_file_stop
+}
+
 case_no_statistics() {
         new_sysroot root-nostats nostats
         # shellcheck disable=SC2119  # no extra options: the configured daemon
@@ -522,5 +577,7 @@ run_case "backlog drops give one log line naming netdev-max-backlog and change n
 run_case "GetLoad reports the fixture's CPUs with their squeeze and NET_RX rates" case_get_load
 run_case "SIGTERM after adaptive moves restores every file byte for byte" case_sigterm_restores
 run_case "proc/schedstat run_delay is the load source when present" case_schedstat_source
+run_case "a CPU pressure file passed by the service manager: armed, refused with a reason, or closed untouched" \
+        case_passed_cpu_pressure_file
 run_case "without statistics files netpolld runs static and GetLoad fails with a message" case_no_statistics
 tap_done
