@@ -290,21 +290,21 @@ def cost_section(cost):
     psimon("netpolld")
     wake = cost.get("netpolld_cpu_wake", "not recorded")
     rows.append(row(f"netpolld, {cost.get('netpolld_traffic_mps', '?')} msg/s on loopback", "netpolld_traffic",
-                    ("the same daemon with traffic, resting between samples: " if wake.endswith("armed") else
+                    ("the same daemon with traffic, resting while no task waits: " if wake.startswith("CPU pressure trigger: armed") else
                      "the same daemon with traffic, sampling every interval: ") +
                     f"{wake}; {cost.get('netpolld_traffic_window_s', '?')} s window"))
     psimon("netpolld_traffic")
-    if "netpolld_armed_cpu_wake" in cost or "netpolld_armed_unavailable" in cost:
+    if "netpolld_armed_traffic_mps" in cost or "netpolld_armed_traffic_unavailable" in cost:
         armed = cost.get("netpolld_armed_cpu_wake", "not armed")
-        rows.append(row("netpolld, trigger on a passed file, idle", "netpolld_armed",
-                        f"pressure file opened in a user namespace, passed as OpenFile= would: {armed}; "
-                        f"{cost.get('netpolld_armed_window_s', '?')} s window"))
-        psimon("netpolld_armed")
         rows.append(row(f"netpolld, trigger on a passed file, "
                         f"{cost.get('netpolld_armed_traffic_mps', '?')} msg/s", "netpolld_armed_traffic",
-                        "the same daemon with traffic, resting while no task waits; "
-                        f"{cost.get('netpolld_armed_traffic_window_s', '?')} s window"))
+                        f"pressure file opened in a user namespace, passed as OpenFile= would; traffic: {armed}, "
+                        f"resting while no task waits; {cost.get('netpolld_armed_traffic_window_s', '?')} s window"))
         psimon("netpolld_armed_traffic")
+        rows.append(row("netpolld, the passed trigger kept, idle", "netpolld_armed_after",
+                        "after the traffic: a passed trigger stays armed (netpolld's own goes after 10 s "
+                        f"without traffic); {cost.get('netpolld_armed_after_window_s', '?')} s window"))
+        psimon("netpolld_armed_after")
     rows.append(row("wake-up floor (bench/timerfloor.c)", "timerfloor",
                     f"an empty sd-event timer every "
                     f"{int(cost.get('timerfloor_interval_us', '0')) / 1000:g} ms: what waking up "

@@ -80,7 +80,7 @@ cost_netpolld() {
         cost_put netpolld_version "$(daemon_property Version)"
         sleep 1         # let start-up finish before the window opens
         # Whether a CPU pressure trigger wakes it (daemon/sensing/cpuwake.h): then it rests under traffic too.
-        wake=$(grep -o -m1 -e "CPU pressure trigger armed" -e "no CAP_SYS_RESOURCE at start" \
+        wake=$(grep -o -m1 -e "CPU pressure trigger: armed while traffic flows" -e "no CAP_SYS_RESOURCE at start" \
                 -e "no CPU pressure trigger ([^)]*)" "$OUT/logs/cost.netpolld.log")
         cost_put netpolld_cpu_wake "${wake:-not logged}"
         measure_daemon netpolld "$NETPOLLD_PID" "$window"
@@ -97,46 +97,62 @@ cost_netpolld() {
         netpolld_stop
         base_check "netpolld (cost)"
         cost_timerfloor "$window" "$interval"
-        [[ $wake == "CPU pressure trigger armed" ]] || cost_netpolld_armed "$window"
+        [[ $wake == "CPU pressure trigger: armed while traffic flows" ]] || cost_netpolld_armed "$window"
 }
 
-# When netpolld could not arm its CPU pressure trigger (no CAP_SYS_RESOURCE
-# here, as on a root whose bounding set lacks it), both windows again with the
-# trigger armed on a file passed to it as systemd's OpenFile= passes one
-# (tools/pass-cpu-pressure): opened in a new user namespace, whose credentials
-# hold the capability bit the kernel checks. The daemon runs the code it runs
-# when it opens the file itself; psimon is measured with it.
+# When netpolld cannot arm its own CPU pressure trigger (no CAP_SYS_RESOURCE
+# here, as on a root whose bounding set lacks it), the traffic window again
+# with the trigger on a file passed to it as systemd's OpenFile= passes one
+# (tools/pass-cpu-pressure): opened in a new user namespace, whose
+# credentials hold the capability bit the kernel checks. The traffic arms it
+# as it would arm netpolld's own. Then an idle window: a passed trigger stays
+# armed (netpolld's own is removed after 10 s without traffic, and costs then
+# what the first idle window shows). psimon is measured beside both.
 cost_netpolld_armed() {
         local window=$1 err line log="$OUT/logs/cost.netpolld-armed.log"
         if ! err=$("$SRC/tools/pass-cpu-pressure" --opener userns -- true 2>&1); then
-                cost_put netpolld_armed_unavailable "${err:-no user namespace}"
                 cost_put netpolld_armed_traffic_unavailable "${err:-no user namespace}"
                 return 0
         fi
-        log "daemon cost: netpolld --profile latency, CPU pressure trigger on a passed file, for ${window}s"
+        log "daemon cost: netpolld --profile latency with a CPU pressure file passed to it"
         base_apply
         NETPOLLD_WRAPPER=("$SRC/tools/pass-cpu-pressure" --opener userns --)
         netpolld_start latency "$log"
         NETPOLLD_WRAPPER=()
         sleep 1
+        cost_traffic "$window" netpolld_armed_traffic
         line=$(grep -o -m1 -e "CPU pressure trigger armed" -e "the kernel refused a CPU pressure trigger" \
                 -e "no CPU pressure trigger on the file[^:]*" "$log")
         cost_put netpolld_armed_cpu_wake "${line:-not logged}"
         if [[ $line == "CPU pressure trigger armed" ]]; then
-                measure_daemon netpolld_armed "$NETPOLLD_PID" "$window"
-                cost_traffic "$window" netpolld_armed_traffic
+                measure_daemon netpolld_armed_after "$NETPOLLD_PID" "$window"
         else
-                cost_put netpolld_armed_unavailable "not armed on the passed file: ${line:-not logged}"
-                cost_put netpolld_armed_traffic_unavailable "not armed on the passed file"
+                cost_put netpolld_armed_after_unavailable "not armed on the passed file: ${line:-not logged}"
         fi
         netpolld_stop
         base_check "netpolld (cost, trigger on a passed file)"
 }
 
-# The same window again with 1000 UDP messages a second on loopback
-# (sockperf under-load): with traffic netpolld samples every interval, while
-# the idle window above lets it rest between samples (control.h, "Rest"),
-# unless a CPU pressure trigger wakes it (netpolld_cpu_wake says which).
+# Packets received so far on every CPU (softnet_stat's first column, hex).
+softnet_processed() {
+        local sum=0 p
+        while read -r p _; do sum=$((sum + 16#$p)); done </proc/net/softnet_stat
+        echo "$sum"
+}
+
+# Returns once packets arrive at 500 a second or more (sockperf takes a moment
+# to start sending); 1 after 10 s without.
+wait_for_traffic() {
+        local i a b
+        for ((i = 0; i < 50; i++)); do
+                a=$(softnet_processed)
+                sleep 0.2
+                b=$(softnet_processed)
+                ((b - a >= 100)) && return 0
+        done
+        return 1
+}
+
 # cost_traffic WINDOW PREFIX: the running netpolld, measured as PREFIX.
 COST_TRAFFIC_MPS=1000
 cost_traffic() {
@@ -155,7 +171,8 @@ cost_traffic() {
                 >"$OUT/logs/cost.$prefix.sockperf-client.log" 2>&1 &
         client=$!
         child_add "$client" "sockperf under-load"
-        sleep 1.5       # the first samples with traffic end the rest
+        wait_for_traffic || log "no traffic seen within 10 s of starting sockperf under-load"
+        sleep 1         # the first samples with traffic end the rest, or arm the trigger
         measure_daemon "$prefix" "$NETPOLLD_PID" "$window"
         cost_put "${prefix}_mps" "$COST_TRAFFIC_MPS"
         stop_pid "$client" 5

@@ -63,9 +63,9 @@ grep -q '^timerfloor_cpu_s_per_min=' "$out/cost.txt" && ok "wake-up floor measur
 grep -qE '^(netpolld_traffic_rss_kb=[1-9]|netpolld_traffic_unavailable=)' "$out/cost.txt" &&
         ok "netpolld cost with traffic measured or explained" || fail "no netpolld cost with traffic and no reason"
 grep -q '^netpolld_wakeups_per_s=[0-9]' "$out/cost.txt" && ok "netpolld wake-ups counted" || fail "no netpolld wake-ups"
-grep -qE '^netpolld_cpu_wake=(CPU pressure trigger armed|no CAP_SYS_RESOURCE at start|no CPU pressure trigger)' "$out/cost.txt" &&
-        ok "whether a CPU pressure trigger woke netpolld is recorded" || fail "no netpolld_cpu_wake in cost.txt"
-grep -qE '^netpolld_cpu_wake=CPU pressure trigger armed|^(netpolld_armed_traffic_rss_kb=[1-9]|netpolld_armed_traffic_unavailable=)' "$out/cost.txt" &&
+grep -qE '^netpolld_cpu_wake=(CPU pressure trigger: armed while traffic flows|no CAP_SYS_RESOURCE at start|no CPU pressure trigger)' "$out/cost.txt" &&
+        ok "whether a CPU pressure trigger wakes netpolld is recorded" || fail "no netpolld_cpu_wake in cost.txt"
+grep -qE '^netpolld_cpu_wake=CPU pressure trigger: armed|^(netpolld_armed_traffic_rss_kb=[1-9]|netpolld_armed_traffic_unavailable=)' "$out/cost.txt" &&
         ok "netpolld cost with the trigger armed measured, or why not" || fail "no cost with the trigger armed and no reason"
 if grep -q '^netpolld_armed_cpu_wake=CPU pressure trigger armed' "$out/cost.txt"; then
         grep -q '^netpolld_armed_traffic_psimon_cpu_s_per_min=' "$out/cost.txt" &&

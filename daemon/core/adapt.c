@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "control.h"
+#include "caps.h"
 #include "cpuwake.h"
 #include "log.h"
 
@@ -19,7 +20,12 @@ struct Adapter {
         Manager *manager;
         sd_event *event;
         sd_event_source *timer;
-        sd_event_source *wake; /* the CPU pressure trigger (cpuwake.h), NULL without one */
+        sd_event_source *wake; /* the armed CPU pressure trigger (cpuwake.h), owning its descriptor; NULL without */
+        bool wake_own;         /* it was opened here, not passed: removed after CPUWAKE_DISARM_AFTER_US without traffic */
+        bool wake_told;        /* the first arming was logged at info level */
+        int wake_passed_fd;    /* the passed file, not armed yet, or -errno */
+        int wake_error;        /* why no trigger can be armed (-errno), 0 while one can */
+        uint64_t traffic_us;   /* the last sample with traffic on the polling CPUs */
         Monitor *monitor;
         int monitor_error;
         ControlState state;
@@ -56,6 +62,7 @@ static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         if (revents & (EPOLLERR | EPOLLHUP)) {
                 log_warning("the CPU pressure trigger failed; samples rest only without traffic from now on");
                 a->wake = sd_event_source_disable_unref(a->wake);
+                a->wake_error = -EIO;
                 return 0;
         }
         if (!a->running || !a->state.resting)
@@ -64,31 +71,93 @@ static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         return rearm(a->timer, 0);
 }
 
-static void wake_setup(Adapter *a, int fd, bool passed) {
-        int r = fd;
-
-        if (fd >= 0) {
-                r = sd_event_add_io(a->event, &a->wake, fd, EPOLLPRI, on_wake, a);
-                if (r >= 0) {
-                        log_info("CPU pressure trigger armed (some %" PRIu64 " ms within %" PRIu64
-                                 " ms%s): samples rest while traffic flows and no task waits",
-                                 CPUWAKE_THRESHOLD_US / 1000, CPUWAKE_WINDOW_US / 1000,
-                                 passed ? ", on the file the service manager passed" : "");
-                        return;
-                }
-        }
-        if (passed && r == -EINVAL)
+/* Why no trigger can be armed, once; the caller samples every interval while traffic flows. */
+static void wake_unavailable(Adapter *a, int error, bool passed) {
+        a->wake_error = error;
+        if (passed && error == -EINVAL)
                 log_info("the kernel refused a CPU pressure trigger on the file the service manager passed "
                          "(opened without CAP_SYS_RESOURCE?): samples rest only without traffic");
         else if (passed)
-                log_info_errno(r, "no CPU pressure trigger on the file the service manager passed (%m): "
-                                  "samples rest only without traffic");
-        else if (r == -EPERM)
+                log_info_errno(error, "no CPU pressure trigger on the file the service manager passed (%m): "
+                                      "samples rest only without traffic");
+        else if (error == -EPERM)
                 log_info("no CAP_SYS_RESOURCE at start, so no CPU pressure trigger: samples rest only without traffic");
-        else if (r == -EMEDIUMTYPE)
+        else if (error == -ENOTSUP)
+                log_info("the starting profile does not adapt, so CAP_SYS_RESOURCE went at start: "
+                         "no CPU pressure trigger, samples rest only without traffic");
+        else if (error == -EMEDIUMTYPE)
                 log_info("no CPU pressure trigger (the file passed is not one): samples rest only without traffic");
         else
-                log_info_errno(r, "no CPU pressure trigger (%m): samples rest only without traffic");
+                log_info_errno(error, "no CPU pressure trigger (%m): samples rest only without traffic");
+}
+
+/*
+ * Traffic flows: arm the trigger, so the controller may rest while nobody
+ * waits. The passed file is armed once and kept (it cannot be had again);
+ * netpolld's own is opened now, with CAP_SYS_RESOURCE effective for the open
+ * alone, and removed by wake_disarm() once traffic stops, which also stops
+ * the kernel's psimon thread (cpuwake.h).
+ */
+static void wake_arm(Adapter *a) {
+        bool passed = a->wake_passed_fd >= 0;
+        int fd, r;
+
+        if (a->wake || a->wake_error < 0)
+                return;
+        if (passed) {
+                fd = TAKE_FD(a->wake_passed_fd);
+                r = cpuwake_arm(fd, CPUWAKE_THRESHOLD_US, CPUWAKE_WINDOW_US);
+                if (r < 0) {
+                        close(fd);
+                        wake_unavailable(a, r, true);
+                        return;
+                }
+        } else {
+                r = caps_resource_effective(true);
+                fd = r < 0 ? r : cpuwake_open("/proc/pressure/cpu", CPUWAKE_THRESHOLD_US, CPUWAKE_WINDOW_US);
+                if (r >= 0 && (r = caps_resource_effective(false)) < 0)
+                        log_warning_errno(r, "cannot make CAP_SYS_RESOURCE ineffective again: %m");
+                if (fd < 0) {
+                        wake_unavailable(a, fd, false);
+                        return;
+                }
+        }
+        r = sd_event_add_io(a->event, &a->wake, fd, EPOLLPRI, on_wake, a);
+        if (r >= 0)
+                r = sd_event_source_set_io_fd_own(a->wake, true);
+        if (r < 0) {
+                a->wake = sd_event_source_disable_unref(a->wake);
+                close(fd);
+                wake_unavailable(a, r, passed);
+                return;
+        }
+        a->wake_own = !passed;
+        log_internal(a->wake_told ? LOG_DEBUG : LOG_INFO, 0,
+                 "traffic: CPU pressure trigger armed (some %" PRIu64 " ms within %" PRIu64 " ms%s), "
+                 "samples rest while no task waits",
+                 CPUWAKE_THRESHOLD_US / 1000, CPUWAKE_WINDOW_US / 1000,
+                 passed ? ", on the file the service manager passed" : "");
+        a->wake_told = true;
+}
+
+static void wake_disarm(Adapter *a) {
+        if (!a->wake || !a->wake_own)
+                return;
+        a->wake = sd_event_source_disable_unref(a->wake);
+        log_debug("no traffic for %" PRIu64 " s: CPU pressure trigger removed", CPUWAKE_DISARM_AFTER_US / 1000000);
+}
+
+/* What start-up could arrange (manager_run()), said once. */
+static void wake_setup(Adapter *a, Manager *m) {
+        a->wake_passed_fd = TAKE_FD(m->cpuwake_fd);
+        if (a->wake_passed_fd >= 0)
+                log_info("CPU pressure trigger: on the file the service manager passed, armed when traffic flows");
+        else if (m->cpuwake_can_open)
+                log_info("CPU pressure trigger: armed while traffic flows (CAP_SYS_RESOURCE stays permitted to open it)");
+        else if (a->wake_passed_fd != -ENOENT)
+                wake_unavailable(a, a->wake_passed_fd, false);
+        else
+                a->wake_error = -ENOENT; /* a test sysroot: no PSI of its own */
 }
 
 int adapter_new(Adapter **ret, Manager *m, sd_event *event) {
@@ -97,6 +166,7 @@ int adapter_new(Adapter **ret, Manager *m, sd_event *event) {
                 return -ENOMEM;
         a->manager = m;
         a->event = sd_event_ref(event);
+        a->wake_passed_fd = -ENOENT;
         control_state_init(&a->state);
         for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
                 a->home[k] = UINT64_MAX;
@@ -108,7 +178,7 @@ int adapter_new(Adapter **ret, Manager *m, sd_event *event) {
         else {
                 log_info("run-queue depth from %s%s", monitor_source_name(a->monitor),
                          monitor_uses_psi(a->monitor) ? ", CPU pressure from PSI" : "");
-                wake_setup(a, m->cpuwake_fd, m->cpuwake_passed);
+                wake_setup(a, m);
         }
         *ret = a;
         return 0;
@@ -119,6 +189,8 @@ Adapter *adapter_free(Adapter *a) {
                 return NULL;
         sd_event_source_disable_unref(a->timer);
         sd_event_source_disable_unref(a->wake);
+        if (a->wake_passed_fd >= 0)
+                close(a->wake_passed_fd);
         sd_event_unref(a->event);
         monitor_free(a->monitor);
         free(a);
@@ -181,6 +253,7 @@ int adapter_update(Adapter *a) {
                                            run ? a->manager->profile->adaptive.runqueue_threshold_milli : 0);
         if (!run) {
                 a->running = false;
+                wake_disarm(a);
                 return a->timer ? sd_event_source_set_enabled(a->timer, SD_EVENT_OFF) : 0;
         }
         if (!a->timer) {
@@ -351,6 +424,11 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         monitor_load(a->monitor, poll, &load);
         in.runnable_milli = load.runnable_milli_max;
         in.processed_per_sec = load.processed_per_sec;
+        if (load.processed_per_sec >= CONTROL_REST_PACKETS_PER_SEC) {
+                a->traffic_us = t / 1000;
+                wake_arm(a);
+        } else if (t / 1000 - a->traffic_us >= CPUWAKE_DISARM_AFTER_US)
+                wake_disarm(a);
         in.wait_wakes = a->wake != NULL;
         in.crowd_known = monitor_source(a->monitor) == MONITOR_SOURCE_TASKS;
         in.crowd_milli = load.crowd_milli_max;

@@ -135,25 +135,25 @@ int manager_run(Manager *m, const char *bus_address) {
         }
 
         /*
-         * Before the capabilities go: the kernel takes a sub-2 s CPU pressure
-         * trigger only on a file opened with CAP_SYS_RESOURCE (cpuwake.h): the
-         * one the service manager passed, else netpolld's own. The real
-         * kernel's only: a test sysroot has no PSI, but a passed file is the
-         * real kernel's whatever the sysroot.
+         * The kernel takes a sub-2 s CPU pressure trigger only on a file
+         * opened with CAP_SYS_RESOURCE (cpuwake.h): the one the service
+         * manager passed, whatever the sysroot (it is the real kernel's);
+         * else netpolld's own, opened while traffic flows (adapt.c), for
+         * which the capability stays permitted when the starting profile
+         * adapts on the real kernel (a test sysroot has no PSI).
          */
         m->cpuwake_fd = cpuwake_passed();
-        if (m->cpuwake_fd >= 0) {
-                m->cpuwake_passed = true;
-                r = cpuwake_arm(m->cpuwake_fd, CPUWAKE_THRESHOLD_US, CPUWAKE_WINDOW_US);
-                if (r < 0) {
-                        close(m->cpuwake_fd);
-                        m->cpuwake_fd = r;
-                }
-        } else if (m->cpuwake_fd == -ENOENT && streq(m->sysroot, "/"))
-                m->cpuwake_fd = cpuwake_open("/proc/pressure/cpu", CPUWAKE_THRESHOLD_US, CPUWAKE_WINDOW_US);
+        if (m->cpuwake_fd == -ENOENT && streq(m->sysroot, "/")) {
+                if (!profile->adaptive.enabled)
+                        m->cpuwake_fd = -ENOTSUP;
+                else if (!cpuwake_privileged())
+                        m->cpuwake_fd = -EPERM;
+                else
+                        m->cpuwake_can_open = true;
+        }
 
         /* CAP_SYS_PTRACE stays only for a starting profile with live sockets (manager-livesock.c). */
-        r = caps_drop_to_minimum(profile->adaptive.enabled && profile->adaptive.live_sockets);
+        r = caps_drop_to_minimum(profile->adaptive.enabled && profile->adaptive.live_sockets, m->cpuwake_can_open);
         if (r < 0)
                 return log_error_errno(r, "cannot drop capabilities: %m");
         if (r > 0)

@@ -42,7 +42,7 @@ int manager_new(Manager **ret, const ManagerOptions *o) {
             (o->state_dir && !(m->state_dir_override = strdup(o->state_dir))))
                 return -ENOMEM;
         m->dry_run_override = o->dry_run;
-        m->cpuwake_fd = -ENOENT; /* opened by manager_run() */
+        m->cpuwake_fd = -ENOENT; /* taken by manager_run() */
 
         /* Global knobs are always listed; per-device ones appear when used. */
         for (size_t i = 0; i < knob_catalog_size; i++) {

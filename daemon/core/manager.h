@@ -86,8 +86,8 @@ struct Manager {
 
         LiveSocks live;   /* sockets a busy-read yield moved (manager-livesock.c) */
         bool live_ptrace; /* CAP_SYS_PTRACE kept at start for live sockets */
-        int cpuwake_fd;   /* the CPU pressure trigger (cpuwake.h), or why there is none (-errno) */
-        bool cpuwake_passed; /* the service manager passed its file (cpuwake_passed()) */
+        int cpuwake_fd;        /* the CPU pressure file the service manager passed (cpuwake_passed()), or -errno; the adapter takes it */
+        bool cpuwake_can_open; /* CAP_SYS_RESOURCE stays permitted to open the trigger while traffic flows (caps.c) */
         RuleRunner *rules; /* workload rules (manager-rules.c); NULL until manager_follow_rules() */
         NetdevGenl *qstats_genl; /* per-queue statistics for the metrics, opened on first use */
         bool qstats_unavailable; /* the kernel has no netdev family: stop asking */

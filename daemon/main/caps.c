@@ -8,6 +8,14 @@
  *   attributes (threaded, napi_defer_hard_irqs, gro_flush_timeout,
  *   queues/rx-N/rps_cpus and tx-N/xps_cpus) and for changes made over rtnetlink.
  *
+ * and, permitted but not effective, only when the starting profile adapts
+ * and no CPU pressure file was passed (cpuwake.h):
+ *
+ *   CAP_SYS_RESOURCE: the kernel takes a PSI trigger with a window under 2 s
+ *   only on a file opened with it. The trigger costs the kernel a psimon
+ *   thread waking 20 times a second, so netpolld arms it only while traffic
+ *   flows, and opens the file anew each time (adapt.c, wake_arm()).
+ *
  * and, only when the starting profile sets [adaptive] live-sockets = yes:
  *
  *   CAP_SYS_PTRACE: pidfd_getfd(2) checks PTRACE_MODE_ATTACH_REALCREDS, which
@@ -40,11 +48,11 @@ static void cap_freep(cap_t *c) {
                 cap_free(*c);
 }
 
-int caps_drop_to_minimum(bool keep_ptrace) {
-        const cap_value_t keep[] = { CAP_NET_ADMIN, CAP_SYS_PTRACE };
-        size_t n_keep = 1;
+int caps_drop_to_minimum(bool keep_ptrace, bool keep_resource) {
+        cap_value_t keep[3] = { CAP_NET_ADMIN };
+        size_t n_keep = 1, n_effective;
         _cleanup_(cap_freep) cap_t cur = NULL, want = NULL, none = NULL;
-        cap_flag_value_t setpcap = CAP_CLEAR, ptrace = CAP_CLEAR;
+        cap_flag_value_t setpcap = CAP_CLEAR, ptrace = CAP_CLEAR, resource = CAP_CLEAR;
         int last = (int)cap_max_bits() - 1;
 
         cur = cap_get_proc();
@@ -54,12 +62,18 @@ int caps_drop_to_minimum(bool keep_ptrace) {
                 return negative_errno();
         if (cap_compare(cur, none) == 0)
                 return 1; /* an unprivileged run: nothing to drop */
-        /* Kept only if held: a unit without it (no live-sockets drop-in) must still start. */
+
+        /* Kept only if held: a unit without them (no live-sockets drop-in, say) must still start. */
         if (keep_ptrace && cap_get_flag(cur, CAP_SYS_PTRACE, CAP_PERMITTED, &ptrace) < 0)
                 return negative_errno();
         if (ptrace == CAP_SET)
-                n_keep = 2;
-        if (cap_set_flag(want, CAP_EFFECTIVE, (int)n_keep, keep, CAP_SET) < 0 ||
+                keep[n_keep++] = CAP_SYS_PTRACE;
+        n_effective = n_keep;
+        if (keep_resource && cap_get_flag(cur, CAP_SYS_RESOURCE, CAP_PERMITTED, &resource) < 0)
+                return negative_errno();
+        if (resource == CAP_SET)
+                keep[n_keep++] = CAP_SYS_RESOURCE;
+        if (cap_set_flag(want, CAP_EFFECTIVE, (int)n_effective, keep, CAP_SET) < 0 ||
             cap_set_flag(want, CAP_PERMITTED, (int)n_keep, keep, CAP_SET) < 0)
                 return negative_errno();
         if (cap_get_flag(cur, CAP_SETPCAP, CAP_EFFECTIVE, &setpcap) < 0)
@@ -100,6 +114,17 @@ int caps_drop_ptrace(void) {
         if (cap_set_proc(cur) < 0)
                 return negative_errno();
         return 1;
+}
+
+int caps_resource_effective(bool on) {
+        _cleanup_(cap_freep) cap_t cur = cap_get_proc();
+        const cap_value_t c = CAP_SYS_RESOURCE;
+
+        if (!cur)
+                return negative_errno();
+        if (cap_set_flag(cur, CAP_EFFECTIVE, 1, &c, on ? CAP_SET : CAP_CLEAR) < 0 || cap_set_proc(cur) < 0)
+                return negative_errno();
+        return 0;
 }
 
 bool caps_hold_ptrace(void) {

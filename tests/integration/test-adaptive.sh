@@ -473,22 +473,29 @@ case_schedstat_source() {
 }
 
 # The CPU pressure file passed as systemd's OpenFile= passes it (LISTEN_FDS,
-# name "cpu-pressure"; tools/pass-cpu-pressure): the trigger is armed on it
-# when its opener held CAP_SYS_RESOURCE, refused with a reason when not, and a
-# file that is not a pressure file is closed untouched. Start-up goes on in
-# every case. The host's real /proc/pressure/cpu, whatever the sysroot.
+# name "cpu-pressure"; tools/pass-cpu-pressure): when traffic first flows the
+# trigger is armed on it if its opener held CAP_SYS_RESOURCE, refused with a
+# reason if not; a file that is not a pressure file is closed untouched at
+# start. The daemon runs on in every case. The host's real
+# /proc/pressure/cpu, whatever the sysroot.
 PASS_CPU_PRESSURE=$NETPOLLD_SOURCE_ROOT/tools/pass-cpu-pressure
-passed_file_start() { # WHAT WRAPPER...: starts the daemon through WRAPPER; 1 when it did not start
-        local what=$1
-        shift
+since_start_has() { tail -n "+$((LOG_MARK + 1))" "$LOG" | grep -qF -- "$1"; }
+# passed_file_run WHAT EXPECTED WRAPPER...: starts the daemon through
+# WRAPPER, makes traffic (the squeeze load: thousands of packets a second)
+# until the log says EXPECTED, stops it and checks the restore.
+passed_file_run() {
+        local what=$1 expected=$2
+        shift 2
         LOG_MARK=$(wc -l <"$LOG")
         DAEMON_WRAPPER=("$@")
         # shellcheck disable=SC2119  # no extra options: the configured daemon
         start_daemon || { DAEMON_WRAPPER=(); fail "netpolld did not start with $what"; return 1; }
         DAEMON_WRAPPER=()
-}
-since_start_has() { tail -n "+$((LOG_MARK + 1))" "$LOG" | grep -qF -- "$1"; }
-passed_file_stop() {
+        stat_load squeeze
+        wait_for "$MOVE_TIMEOUT" since_start_has "$expected" ||
+                fail "with $what: '$expected' not logged under traffic:" "$(tail -n "+$LOG_MARK" "$LOG")"
+        stat_load
+        daemon_alive || fail "netpolld died with $what:" "$(tail -n "+$LOG_MARK" "$LOG")"
         stop_daemon TERM
         expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
         expect_knobs_restored "after SIGTERM"
@@ -500,31 +507,29 @@ case_passed_cpu_pressure_file() {
                 return 0
         fi
         new_sysroot root-passed
+        start_stat_driver
 
         # Opened by a process whose bounding set lacks CAP_SYS_RESOURCE: the kernel refuses the window.
-        passed_file_start "a file opened without CAP_SYS_RESOURCE" \
-                setpriv --bounding-set=-sys_resource --inh-caps=-sys_resource -- "$PASS_CPU_PRESSURE" -- || return
-        since_start_has "the kernel refused a CPU pressure trigger on the file the service manager passed" ||
-                fail "no refusal logged for a file opened without CAP_SYS_RESOURCE:" "$(tail -n "+$LOG_MARK" "$LOG")"
-        passed_file_stop
+        passed_file_run "a file opened without CAP_SYS_RESOURCE" \
+                "the kernel refused a CPU pressure trigger on the file the service manager passed" \
+                setpriv --bounding-set=-sys_resource --inh-caps=-sys_resource -- "$PASS_CPU_PRESSURE" --
 
-        # Not a pressure file: closed, never written.
+        # Not a pressure file: closed at start, never written.
         printf 'keep me\n' >"$regular"
-        passed_file_start "a regular file passed" "$PASS_CPU_PRESSURE" --file "$regular" -- || return
-        since_start_has 'the descriptor passed as "cpu-pressure" is not /proc/pressure/cpu: closed, nothing written to it' ||
-                fail "no refusal logged for a regular file passed:" "$(tail -n "+$LOG_MARK" "$LOG")"
+        passed_file_run "a regular file passed" \
+                'the descriptor passed as "cpu-pressure" is not /proc/pressure/cpu: closed, nothing written to it' \
+                "$PASS_CPU_PRESSURE" --file "$regular" --
         expect_eq "the regular file passed" "$(cat "$regular")" "keep me"
-        passed_file_stop
 
         # Opened in a new user namespace, whose credentials carry CAP_SYS_RESOURCE: armed.
-        if ! "$PASS_CPU_PRESSURE" --opener userns -- true 2>"$TMP/userns.err"; then
+        if "$PASS_CPU_PRESSURE" --opener userns -- true 2>"$TMP/userns.err"; then
+                passed_file_run "a file opened in a user namespace" \
+                        "traffic: CPU pressure trigger armed (some 10 ms within 500 ms, on the file the service manager passed)" \
+                        "$PASS_CPU_PRESSURE" --opener userns --
+        else
                 skip "no user namespace here ($(cat "$TMP/userns.err")): an accepted passed file not checked"
-                return 0
         fi
-        passed_file_start "a file opened in a user namespace" "$PASS_CPU_PRESSURE" --opener userns -- || return
-        since_start_has "CPU pressure trigger armed (some 10 ms within 500 ms, on the file the service manager passed)" ||
-                fail "the trigger was not armed on a file opened holding CAP_SYS_RESOURCE:" "$(tail -n "+$LOG_MARK" "$LOG")"
-        passed_file_stop
+        stop_stat_driver
 }
 
 case_no_statistics() {
