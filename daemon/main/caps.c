@@ -13,7 +13,7 @@
  *
  *   CAP_SYS_RESOURCE: the kernel takes a PSI trigger with a window under 2 s
  *   only on a file opened with it. The trigger costs the kernel a psimon
- *   thread waking 20 times a second, so netpolld arms it only while traffic
+ *   thread waking about 18 times a second, so netpolld arms it only while traffic
  *   flows, and opens the file anew each time (adapt.c, wake_arm()).
  *
  * and, only when the starting profile sets [adaptive] live-sockets = yes:

@@ -47,7 +47,7 @@ int cpuwake_arm(int fd, uint64_t threshold_us, uint64_t window_us) {
         return n == len + 1 ? 0 : -EIO;
 }
 
-/* A pressure file of procfs (/proc/pressure/{cpu,io,memory,irq}): never a file whose content a write would change. */
+/* procfs's /proc/pressure/cpu (as seen from here): never a file whose content a write would change. */
 static bool is_pressure_file(int fd) {
         char link[64], target[PATH_MAX];
         struct statfs sfs;
