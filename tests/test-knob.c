@@ -191,7 +191,10 @@ START_TEST(test_knob_parse_value_times_take_units) {
         assert_value("busy-read", "2147483647", 2147483647);
         assert_value("gro-flush-timeout", "2ms", 2000000);
         assert_value("gro-flush-timeout", "20000", 20000);
-        assert_value("softirq-budget", "1ms", 1000);
+        /* The patched kernel's clock-based budget: 100..100000us at any HZ, so below a jiffy too. */
+        assert_value("softirq-budget", "100us", 100);
+        assert_value("softirq-budget", "500us", 500);
+        assert_value("softirq-budget", "2ms", 2000);
         assert_value("softirq-budget", "4ms", 4000);
         assert_value("softirq-budget", "100ms", 100000);
         assert_value_refused("busy-read", "500ns", -EINVAL, "not a whole number of microseconds");
@@ -199,7 +202,8 @@ START_TEST(test_knob_parse_value_times_take_units) {
         assert_value_refused("busy-read", "-5", -EINVAL, "negative values are not allowed");
         assert_value_refused("busy-read", "2147483648", -ERANGE, "out of range");
         assert_value_refused("busy-read", "1h", -EINVAL, "unknown unit; expected ns, us, ms or s");
-        assert_value_refused("softirq-budget", "999us", -ERANGE, "out of range");
+        assert_value_refused("softirq-budget", "99us", -ERANGE, "out of range");
+        assert_value_refused("softirq-budget", "100001us", -ERANGE, "out of range");
         assert_value_refused("softirq-budget", "101ms", -ERANGE, "out of range");
         assert_value_refused("netdev-budget-time", "0", -ERANGE, "out of range");
 }
@@ -250,6 +254,7 @@ START_TEST(test_knob_expected_describes_input) {
         assert_expected("busy-read", "a time such as 50us or 2ms (a bare number is us), from 0us to 2147483647us");
         assert_expected("gro-flush-timeout",
                         "a time such as 50us or 2ms (a bare number is ns), from 0ns to 9223372036854775807ns");
+        assert_expected("softirq-budget", "a time such as 50us or 2ms (a bare number is us), from 100us to 100000us");
         assert_expected("netdev-budget", "a whole number of packets from 1 to 2147483647");
         assert_expected("napi-defer-hard-irqs", "a whole number from 0 to 2147483647");
         assert_expected("napi-threaded", "a whole number from 0 to 2");
@@ -339,9 +344,7 @@ END_TEST
 START_TEST(test_knob_refusal_hint_names_kernel_limits) {
         ck_assert_str_eq(knob_refusal_hint(knob_find("netdev-budget-time")),
                          "the kernel refuses values below 2 jiffies (8000us at HZ=250, 2000us at HZ=1000)");
-        ck_assert_str_eq(knob_refusal_hint(knob_find("softirq-budget")),
-                         "the patched kernel accepts 1000us to 100000us, and at least one jiffy (4000us at HZ=250, "
-                         "1000us at HZ=1000), rounded up to whole jiffies");
+        ck_assert_str_eq(knob_refusal_hint(knob_find("softirq-budget")), "the patched kernel accepts 100us to 100000us");
         ck_assert_str_eq(knob_refusal_hint(knob_find("napi-skb-cache-size")), "the patched kernel accepts 2 to 256 skbs");
         ck_assert_str_eq(knob_refusal_hint(knob_find("napi-skb-cache-bulk")), "the patched kernel accepts 1 to 128 skbs");
         for (size_t i = 0; i < knob_catalog_size; i++)

@@ -83,6 +83,31 @@ START_TEST(test_knobs_bad_entries) {
 }
 END_TEST
 
+/* The patched kernel bounds softirq runs by its clock: 100..100000us at any HZ, below a jiffy too. */
+START_TEST(test_knobs_softirq_budget_range) {
+        static const char *const refused[] = { "99us", "100001us" };
+        _cleanup_(profile_freep) Profile *p = NULL;
+        char text[64], want[256];
+
+        for (size_t i = 0; i < ELEMENTSOF(refused); i++) {
+                _cleanup_(strv_freep) char **errs = NULL;
+
+                snprintf(text, sizeof(text), "[knobs]\nsoftirq-budget = %s\n", refused[i]);
+                snprintf(want, sizeof(want), "$D/p.conf:2: [knobs] softirq-budget: invalid value '%s': out of range; "
+                         "expected a time such as 50us or 2ms (a bare number is us), from 100us to 100000us",
+                         refused[i]);
+                write_file("p.conf", text);
+                errs = profile_errors("p", -EINVAL);
+                assert_errors(errs, want);
+        }
+
+        write_file("p.conf", "[knobs]\nsoftirq-budget = 500us\n[adaptive]\nsoftirq-budget-max = 2ms\n");
+        p = profile_ok("p");
+        ck_assert_uint_eq(knob(p, "softirq-budget")->value.num, 500);
+        ck_assert_uint_eq(p->adaptive.softirq_budget_max_us, 2000);
+}
+END_TEST
+
 START_TEST(test_knobs_values_and_origins) {
         _cleanup_(profile_freep) Profile *p = NULL;
         const ProfileKnob *k;
@@ -642,6 +667,7 @@ static Suite *profile_suite(void) {
         tc = fixture_tcase(s, "profile_keys");
         tcase_add_test(tc, test_profile_unknown_section_and_keys);
         tcase_add_test(tc, test_knobs_bad_entries);
+        tcase_add_test(tc, test_knobs_softirq_budget_range);
         tcase_add_test(tc, test_knobs_values_and_origins);
         tcase_add_test(tc, test_adaptive_defaults);
         tcase_add_test(tc, test_adaptive_every_key_parsed);

@@ -70,12 +70,12 @@ const KnobDesc knob_catalog[_KNOB_ID_MAX] = {
                 .type = KNOB_TIME,
                 .unit_ns = NSEC_PER_USEC,
                 .unit = "us",
-                /* one jiffy at HZ=1000; the kernel's own minimum is one jiffy at its HZ */
-                .min = 1000,
+                /* The patched kernel bounds the run by its clock, not by jiffies: it
+                 * takes exactly 100..100000 at any HZ, unrounded (default 2000). */
+                .min = 100,
                 .max = 100000,
                 .patch = PATCH_0002,
                 .summary = "microseconds softirq processing may run before deferring to ksoftirqd",
-                .kernel_limit = "at least one jiffy (4000us at HZ=250, 1000us at HZ=1000), rounded up to whole jiffies",
         },
         [KNOB_ID_SOFTIRQ_RESTARTS] = {
                 .name = "softirq-restarts",
