@@ -45,7 +45,7 @@ static const Verb verbs[] = {
           "Show the value and origin of each KNOB." },
         { "set", 2, ARGS_UNLIMITED, verb_set, "set KNOB VALUE [KNOB VALUE]...",
           "Set knobs to manual values.\n\n"
-          "Example: netpollctl set softirq-budget 8ms\n"
+          "Example: netpollctl set softirq-budget 2ms\n"
           "Every pair is validated before anything changes; if the kernel refuses one,\n"
           "the knobs already set by this command are put back. A manual value holds\n"
           "until \"reset\" or a profile switch. Needs root or CAP_NET_ADMIN." },
