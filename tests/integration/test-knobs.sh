@@ -121,6 +121,32 @@ case_set_all_or_nothing() {
         expect_file $CORE/busy_poll 70
 }
 
+case_softirq_budget_any_hz() {
+        need_daemon || return
+        # A kernel with patch 0002 bounds softirq runs by its clock: softirq_budget_usecs
+        # reads 2000 and takes 100..100000 at any HZ, below one jiffy too. The fixture
+        # file stands in for it (it checks nothing itself): the refusals are netpolld's.
+        local k=proc/sys/kernel/softirq_budget_usecs
+        printf '2000\n' >"$ROOT/$k"
+        ctl set softirq-budget 2ms
+        expect_rc 0
+        expect_eq "set output" "$OUT" "softirq-budget set to 2000us"
+        expect_file $k 2000
+        ctl set softirq-budget 500us
+        expect_rc 0
+        expect_eq "set output" "$OUT" "softirq-budget set to 500us"
+        expect_file $k 500
+        expect_eq "get softirq-budget" "$(get_value_origin softirq-budget)" "500us manual"
+        expect_refused 2 "softirq-budget: invalid value '99us': out of range" "from 100us to 100000us" \
+                -- set softirq-budget 99us
+        expect_refused 2 "softirq-budget: invalid value '100001us': out of range" "from 100us to 100000us" \
+                -- set softirq-budget 100001us
+        ctl reset softirq-budget
+        expect_rc 0
+        expect_file $k 2000
+        rm -f "$ROOT/$k"
+}
+
 case_set_kernel_refusal_rolls_back() {
         need_daemon || return
         # A directory where the file should be makes the write fail (EISDIR)
@@ -442,6 +468,7 @@ run_case "set and get: units, origin manual, --json, per-device knob, two pairs"
 run_case "reset hands a knob back to the profile or to its original value" case_reset
 run_case "invalid value, unknown knob, unsupported knob, missing device: exit code, message, no change" case_bad_requests
 run_case "set is all or nothing: odd argument count, a bad later pair changes nothing" case_set_all_or_nothing
+run_case "softirq-budget takes 500us and 2ms, refuses 99us and 100001us naming its range" case_softirq_budget_any_hz
 run_case "a pair the kernel refuses puts back the pairs already set" case_set_kernel_refusal_rolls_back
 run_case "a queue knob whose second queue's file is odd names it and puts the first back" case_queue_knob_bad_queue_puts_back
 run_case "profile set switches profile and restores knobs it does not set" case_profile_switch
