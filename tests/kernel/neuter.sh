@@ -21,15 +21,15 @@ edit include/net/busy_poll.h \
         'return threshold && false;'
 # 0002: handle_softirqs() keeps 2 ms and 10 restarts
 edit kernel/softirq.c \
-        'unsigned long end = jiffies + READ_ONCE(softirq_budget_jiffies);' \
-        'unsigned long end = jiffies + MAX_SOFTIRQ_TIME;'
+        '(u64)READ_ONCE(softirq_budget_usecs) * NSEC_PER_USEC;' \
+        '(u64)MAX_SOFTIRQ_TIME_USECS * NSEC_PER_USEC;'
 edit kernel/softirq.c \
         'int max_restart = READ_ONCE(softirq_max_restart);' \
         'int max_restart = MAX_SOFTIRQ_RESTART;'
-# 0003: the cache keeps 64 entries and refills 16 at a time
+# 0003: the cache keeps upstream's size and bulk (net/core/dev.h)
 edit net/core/skbuff.c \
         'return min_t(u32, READ_ONCE(net_hotdata.sysctl_napi_skb_cache_size),' \
-        'return min_t(u32, 64,'
+        'return min_t(u32, NAPI_SKB_CACHE_SIZE,'
 edit net/core/skbuff.c \
         'return min_t(u32, READ_ONCE(net_hotdata.sysctl_napi_skb_cache_bulk),' \
-        'return min_t(u32, 16,'
+        'return min_t(u32, NAPI_SKB_CACHE_BULK,'

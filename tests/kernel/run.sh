@@ -1,10 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# run.sh: the patched-kernel test (tier 4). Applies kernel-patches/ to
-# Debian's linux-source-6.12, builds a minimal x86_64 kernel from
-# tinyconfig + kernel.config, packs busybox, vmtool, netpolld, netpollctl and
+# run.sh: the patched-kernel test (tier 4). Applies a series of kernel-patches/
+# to Debian's linux-source of its version, builds a minimal x86_64 kernel from
+# tinyconfig + kernel.config + kernel-VERSION.config, packs busybox, vmtool,
+# netpolld, netpollctl and
 # dbus-daemon into an initramfs whose /init is init.sh, boots it under qemu
 # (TCG, never KVM) with a time limit and reports the VM's verdict as TAP.
+#
+#   --kernel 7.2    kernel-patches/ on linux-source-7.2 (the default): Debian
+#                   sid's package, downloaded through a private apt
+#                   configuration in the cache (the host's sources stay as
+#                   they are) and unpacked there
+#   --kernel 6.12   kernel-patches/6.12/ on Debian 12's linux-source-6.12
 #
 # Installs what it needs with apt-get when missing (CI starts from a fresh
 # machine). Work trees and build output live in a cache directory outside the
@@ -17,8 +24,11 @@
 #   NETPOLLD_KERNEL_BZIMAGE boot this kernel instead of building one (for
 #                           work on init.sh; the series is then not checked)
 #   NETPOLLD_KERNEL_SKIP=REASON   skip, saying why (TAP "1..0 # SKIP REASON")
+#   NETPOLLD_KERNEL_APPEND  more kernel command line, e.g. ktest.only=FUNCTION
+#                           (init.sh runs the network setup and that case only)
 #   NETPOLLD_BINARY, NETPOLLCTL_BINARY, NETPOLLD_SOURCE_ROOT (set by meson)
-# `run.sh --install-only` installs the packages and exits (tools/install-deps --tests).
+# `run.sh --install-only` installs the packages, fetches linux-source-7.2 and
+# exits (tools/install-deps --tests).
 #
 # `run.sh --seeds [--smp N] [--out FILE]` measures instead of checking: the
 # VM runs the seed scenarios of kernel-patches/ (init.sh, ktest.mode=seeds)
@@ -30,29 +40,41 @@
 # `run.sh --neutered` boots the checks on a kernel whose series sysctls exist
 # but do nothing (tests/kernel/neuter.sh): the cases that test what a patch
 # does must fail there. Not part of the suite (a second kernel build).
+#
+# `run.sh --unpatched [--out FILE]` builds the same kernel without the series
+# and measures its softirq run lengths under the flood of
+# case_softirq_budget_holds (init.sh, ktest.mode=budget): upstream's
+# jiffies deadline, for docs/KERNEL-SEEDS.md. "KTEST seed" lines go to FILE
+# (default $CACHE/budget-unpatched-VERSION.txt).
 set -uo pipefail
 
 HERE=$(dirname "$(readlink -f "$0")")
 SOURCE_ROOT=${NETPOLLD_SOURCE_ROOT:-$(readlink -f "$HERE/../..")}
 CACHE=${NETPOLLD_KERNEL_CACHE:-/var/tmp/netpolld-kernel}
 BOOT_TIMEOUT=${NETPOLLD_KERNEL_BOOT_TIMEOUT:-600}
-TARBALL=/usr/src/linux-source-6.12.tar.xz
-PATCHES=$SOURCE_ROOT/kernel-patches
-SRC=$CACHE/src
 START=$SECONDS
-MODE=check SMP=2 SEEDS_OUT=
+MODE=check SMP=2 SEEDS_OUT= KERNEL=7.2 INSTALL_ONLY=0
 while [ $# -gt 0 ]; do
         case $1 in
-        --install-only) break ;;
+        --install-only) INSTALL_ONLY=1 ;;
+        --kernel) KERNEL=${2:?--kernel needs 7.2 or 6.12}; shift ;;
         --seeds) MODE=seeds ;;
         --neutered) MODE=neutered ;;
+        --unpatched) MODE=unpatched ;;
         --smp) SMP=${2:?--smp needs a CPU count}; shift ;;
         --out) SEEDS_OUT=${2:?--out needs a file}; shift ;;
-        *) echo "run.sh: unknown option '$1' (--install-only, --seeds [--smp N] [--out FILE], --neutered)" >&2; exit 2 ;;
+        *) echo "run.sh: unknown option '$1' (--install-only, --kernel 7.2|6.12, --seeds [--smp N] [--out FILE], --neutered, --unpatched)" >&2; exit 2 ;;
         esac
         shift
 done
 case $SMP in 1 | 2) ;; *) echo "run.sh: --smp takes 1 or 2, got '$SMP'" >&2; exit 2 ;; esac
+case $KERNEL in
+7.2) PATCHES=$SOURCE_ROOT/kernel-patches TARBALL=$CACHE/linux-source-7.2.tar.xz ;;
+6.12) PATCHES=$SOURCE_ROOT/kernel-patches/6.12 TARBALL=/usr/src/linux-source-6.12.tar.xz ;;
+*) echo "run.sh: --kernel takes 7.2 or 6.12, got '$KERNEL'" >&2; exit 2 ;;
+esac
+SRC=$CACHE/src-$KERNEL
+[ "$MODE" = unpatched ] && SRC=$CACHE/src-$KERNEL-unpatched
 
 # ---------------------------------------------------------------- TAP
 
@@ -102,7 +124,39 @@ if [ ${#missing[@]} -gt 0 ]; then
           DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
                 >"$CACHE/apt.log" 2>&1 || bail "apt-get install ${missing[*]}" "$CACHE/apt.log"
 fi
-[ "${1:-}" = --install-only ] && exit 0
+
+# fetch_source_7_2: linux-source-7.2 from Debian sid into $CACHE, through an apt
+# configuration of its own (sources, lists and archives under $CACHE/sid-apt):
+# the host's /etc/apt and its package lists are neither read for it nor changed.
+fetch_source_7_2() {
+        local apt=$CACHE/sid-apt mirror deb opts
+        [ -s "$TARBALL" ] && return 0
+        # the host's own Debian mirror (deb822 "URIs:" or one-line "deb" entries)
+        mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
+                 grep -E '^(URIs:|deb )' | grep -oE 'https?://[^ ]+/debian/?( |$)' | head -n 1)
+        mirror=${mirror% }
+        mirror=${mirror:-http://deb.debian.org/debian}
+        mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/deb"
+        echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror%/} sid main" >"$apt/sources.list"
+        opts=(-o Dir::Etc::sourcelist="$apt/sources.list" -o Dir::Etc::sourceparts=-
+              -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
+              -o APT::Sandbox::User=root)
+        rm -f "$apt"/deb/*.deb
+        (apt-get "${opts[@]}" update -qq && cd "$apt/deb" && apt-get "${opts[@]}" download linux-source-7.2) \
+                >"$CACHE/fetch-7.2.log" 2>&1 || return 1
+        deb=$(ls "$apt"/deb/linux-source-7.2_*.deb 2>/dev/null | head -n 1)
+        [ -n "$deb" ] || return 1
+        rm -rf "$apt/x"
+        dpkg-deb -x "$deb" "$apt/x" && mv "$apt"/x/usr/src/linux-source-7.2.tar.xz "$TARBALL.tmp" &&
+                dpkg-deb -f "$deb" Version >"$TARBALL.version" && mv "$TARBALL.tmp" "$TARBALL" || return 1
+        rm -rf "$apt/x" "$deb"
+}
+if [ "$KERNEL" = 7.2 ] || [ "$INSTALL_ONLY" = 1 ]; then
+        TARBALL_7_2=$CACHE/linux-source-7.2.tar.xz
+        TARBALL=$TARBALL_7_2 fetch_source_7_2 ||
+                bail "linux-source-7.2 downloaded from Debian sid (private apt configuration in $CACHE/sid-apt)" "$CACHE/fetch-7.2.log"
+fi
+[ "$INSTALL_ONLY" = 1 ] && exit 0
 ok "dependencies installed"
 
 NETPOLLD=${NETPOLLD_BINARY:-$SOURCE_ROOT/build/netpolld}
@@ -118,12 +172,17 @@ done
 # keeps the files' times, so make then recompiles only what changed.
 prepare_tree() {
         local p series
-        mapfile -t series < <(grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/series")
-        [ ${#series[@]} -gt 0 ] || bail "kernel-patches/series lists no patch"
-        src_stamp=$({ dpkg-query -W -f='${Version}' linux-source-6.12
+        if [ "$MODE" = unpatched ]; then
+                series=()
+        else
+                mapfile -t series < <(grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/series")
+                [ ${#series[@]} -gt 0 ] || bail "kernel-patches/series lists no patch"
+        fi
+        src_stamp=$({ if [ "$KERNEL" = 6.12 ]; then dpkg-query -W -f='${Version}' linux-source-6.12
+                      else cat "$TARBALL.version"; fi
                       for p in "${series[@]}"; do sha256sum "$PATCHES/$p"; done; } | sha256sum | cut -d' ' -f1)
         if [ "$(cat "$SRC.stamp" 2>/dev/null)" = "$src_stamp" ]; then
-                ok "${#series[@]} patches applied to the cached linux-source-6.12 tree"
+                ok "${#series[@]} patches applied to the cached linux-source-$KERNEL tree"
                 return
         fi
         rm -rf "$SRC" "$SRC.stamp"
@@ -138,7 +197,7 @@ prepare_tree() {
                         >"$CACHE/apply.log" 2>&1 || bail "$p applies to $(basename "$TARBALL")" "$CACHE/apply.log"
         done
         echo "$src_stamp" >"$SRC.stamp"
-        ok "${#series[@]} patches apply to linux-source-6.12 $(make -s -C "$SRC" kernelversion 2>/dev/null) (git apply --check)"
+        ok "${#series[@]} patches apply to linux-source-$KERNEL $(make -s -C "$SRC" kernelversion 2>/dev/null) (git apply --check)"
 }
 
 # ---------------------------------------------------------------- kernel
@@ -152,7 +211,7 @@ command -v ccache >/dev/null || CC_ARG=()
 
 # build_kernel VARIANT FRAGMENT...: sets BZIMAGE; bails on failure.
 build_kernel() {
-        local variant=$1 out=$CACHE/build-$1 t0=$SECONDS stamp line
+        local variant=$1 out=$CACHE/build-$KERNEL-$1 t0=$SECONDS stamp line
         shift
         mkdir -p "$out"
         stamp=$({ echo "$src_stamp"; cat "$@"; } | sha256sum | cut -d' ' -f1)
@@ -171,7 +230,7 @@ build_kernel() {
         make -C "$SRC" O="$out" "${CC_ARG[@]}" -j"$(nproc)" bzImage >"$out/make.log" 2>&1 ||
                 bail "kernel build ($variant)" "$out/make.log"
         BZIMAGE=$out/arch/x86/boot/bzImage
-        ok "kernel ($variant) built in $((SECONDS - t0))s"
+        ok "kernel $KERNEL ($variant) built in $((SECONDS - t0))s"
 }
 
 # ---------------------------------------------------------------- initramfs
@@ -219,16 +278,19 @@ ok "initramfs with busybox, vmtool, netpolld, netpollctl and dbus-daemon"
 
 # boot VARIANT MEMORY TIMEOUT: runs the VM and turns its results into TAP.
 boot() {
-        local variant=$1 mem=$2 limit=$3 console=$CACHE/console-$1.log results=$CACHE/results-$1.log
+        local variant=$1 mem=$2 limit=$3 console=$CACHE/console-$KERNEL-$1.log results=$CACHE/results-$KERNEL-$1.log
         local t0=$SECONDS rc line done=0 bad
         rm -f "$console" "$results"
         # Two virtio-net devices on a qemu hub with no other port: traffic
         # between them never leaves qemu. romfile= avoids needing ipxe's ROMs.
-        local extra=() append="ktest.variant=$variant"
+        local extra=() append="ktest.variant=$variant${NETPOLLD_KERNEL_APPEND:+ $NETPOLLD_KERNEL_APPEND}"
         if [ "$MODE" = seeds ]; then
                 extra=(-icount shift=3,sleep=off)
                 append="$append ktest.mode=seeds"
                 : >"${SEEDS_OUT:=$CACHE/seeds-smp$SMP.txt}"
+        elif [ "$MODE" = unpatched ]; then
+                append="$append ktest.mode=budget"
+                : >"${SEEDS_OUT:=$CACHE/budget-unpatched-$KERNEL.txt}"
         fi
         timeout "$limit" qemu-system-x86_64 -accel tcg -smp "$SMP" -m "$mem" "${extra[@]}" \
                 -nodefaults -display none -no-reboot \
@@ -237,7 +299,7 @@ boot() {
                 -serial "file:$console" -serial "file:$results" \
                 -netdev hubport,id=h0,hubid=0 -device virtio-net-pci,netdev=h0,romfile= \
                 -netdev hubport,id=h1,hubid=0 -device virtio-net-pci,netdev=h1,romfile= \
-                >"$CACHE/qemu-$variant.log" 2>&1
+                >"$CACHE/qemu-$KERNEL-$variant.log" 2>&1
         rc=$?
         while IFS= read -r line || [ -n "$line" ]; do
                 line=${line%$'\r'}
@@ -248,7 +310,9 @@ boot() {
                         line=${line#KTEST skip }
                         skip "vm($variant): ${line%% # *}" "${line#* # }" ;;
                 "KTEST diag "*) echo "# ${line#KTEST diag }" ;;
-                "KTEST seed "*) echo "${line#KTEST seed }" >>"$SEEDS_OUT"; echo "# ${line#KTEST }" ;;
+                "KTEST seed "*)
+                        [ -n "$SEEDS_OUT" ] && echo "${line#KTEST seed }" >>"$SEEDS_OUT"
+                        echo "# ${line#KTEST }" ;;
                 "KTEST done") done=1 ;;
                 esac
         done <"$results"
@@ -270,7 +334,7 @@ boot() {
         if [ "$FAILED" != 0 ]; then
                 echo "# console tail ($console):"
                 tail -n 80 "$console" | tr -d '\r' | diag
-                [ -s "$CACHE/qemu-$variant.log" ] && diag <"$CACHE/qemu-$variant.log"
+                [ -s "$CACHE/qemu-$KERNEL-$variant.log" ] && diag <"$CACHE/qemu-$KERNEL-$variant.log"
         fi
 }
 
@@ -281,20 +345,26 @@ if [ "$DEBUG_VARIANT" = only ]; then
 elif [ -n "${NETPOLLD_KERNEL_BZIMAGE:-}" ]; then
         BZIMAGE=$NETPOLLD_KERNEL_BZIMAGE
         ok "using the prebuilt kernel $BZIMAGE"
-        skip "kernel-patches/ apply to linux-source-6.12 and build" \
+        skip "kernel-patches/ apply to linux-source-$KERNEL and build" \
                 "NETPOLLD_KERNEL_BZIMAGE is set: the series is not applied nor built"
 else
         prepare_tree
-        build_kernel normal "$HERE/kernel.config"
+        [ "$MODE" = unpatched ] || build_kernel normal "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config"
 fi
 if [ "$MODE" = neutered ]; then
-        rm -rf "$CACHE/src-neutered"
-        cp -a "$SRC" "$CACHE/src-neutered" && bash "$HERE/neuter.sh" "$CACHE/src-neutered" \
+        rm -rf "$CACHE/src-$KERNEL-neutered"
+        cp -a "$SRC" "$CACHE/src-$KERNEL-neutered" && bash "$HERE/neuter.sh" "$CACHE/src-$KERNEL-neutered" \
                 >"$CACHE/neuter.log" 2>&1 || bail "neuter.sh" "$CACHE/neuter.log"
         ok "series sysctls neutered (tests/kernel/neuter.sh)"
-        SRC=$CACHE/src-neutered
-        build_kernel neutered "$HERE/kernel.config"
+        SRC=$CACHE/src-$KERNEL-neutered
+        build_kernel neutered "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config"
         boot neutered 512M "$BOOT_TIMEOUT"
+        finish
+fi
+if [ "$MODE" = unpatched ]; then
+        build_kernel unpatched "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config"
+        boot unpatched 512M "$BOOT_TIMEOUT"
+        [ -s "$SEEDS_OUT" ] && ok "softirq runs measured: $SEEDS_OUT" || not_ok "softirq runs measured (no KTEST seed line)"
         finish
 fi
 if [ "$MODE" = seeds ]; then
@@ -310,7 +380,7 @@ fi
 [ "$DEBUG_VARIANT" = only ] || boot normal 512M "$BOOT_TIMEOUT"
 if [ "$DEBUG_VARIANT" != 0 ]; then
         [ -n "${src_stamp:-}" ] || prepare_tree
-        build_kernel debug "$HERE/kernel.config" "$HERE/debug.config"
+        build_kernel debug "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config" "$HERE/debug.config"
         boot debug 1G $((BOOT_TIMEOUT * 2))
 fi
 finish

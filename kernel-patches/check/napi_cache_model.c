@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Model of the per-CPU NAPI skb cache as mainline has it since 6.19
+ * Model of the per-CPU NAPI skb cache as Linux has it since 6.19
  * (size 128, refill bulk 32, flush of 32 when full, plus the 6.14
  * napi_skb_cache_get_bulk() refill of a non-empty cache) and of the
- * forward port of patch 3, which makes size and bulk runtime values with
+ * patch 3 of the 7.2 series (kernel-patches/0003-*), which makes size and bulk runtime values with
  * static ranges and clamps them where the cache uses them.
  *
  * It checks the two claims the port rests on:
@@ -162,7 +162,8 @@ static unsigned int op_get_bulk(struct cache *c, const struct knobs *k,
 		bulk = ML_SIZE - c->count < ML_BULK ? ML_SIZE - c->count
 						     : ML_BULK;
 	}
-	if (slab_alloc(c, bulk, c->count, fail))
+	/* the patch asks the slab only for a refill of at least one */
+	if ((!k || bulk) && slab_alloc(c, bulk, c->count, fail))
 		c->count += bulk;
 	if (c->count >= n)
 		goto get;
