@@ -472,7 +472,9 @@ case_softirq_limits_hand_over() {
                 diag "debug kernel: the ratio ($t vs $l ksoftirqd runs) is judged on the normal kernel only"
                 return
         fi
-        [ "$t" -ge 5 ] && [ "$t" -gt $((2 * l)) ] ||
+        # patched: 607 vs 13 (6.12), 877 vs 4 (7.2); with the limits neutered the
+        # same settings gave 209 vs 60 and 96 vs 89: a factor of 8 separates them
+        [ "$t" -ge 20 ] && [ "$t" -gt $((8 * l)) ] ||
                 fail "ksoftirqd ran $t times with one restart vs $l with 1000: the limits do not hand work over"
 }
 
@@ -567,6 +569,16 @@ case_softirq_budget_holds() {
                         fail "budget $b: a run restarted ${lr} us after it started, more than ${b} us + 100 us"
         done
         pin_virtio_irqs 3
+}
+
+# Upstream's selftest of the epoll busy-poll ioctls (EPIOCSPARAMS/GPARAMS),
+# built from this kernel's own source by run.sh: it must pass on the patched
+# kernel as on an unpatched one.
+case_selftest_epoll_busy_poll() {
+        out=$(epoll_busy_poll 2>&1)
+        r=$?
+        diag "tools/testing/selftests/net/epoll_busy_poll: $(echo "$out" | grep -E '^# (PASSED|FAILED|Totals)' | tr '\n' ' ')"
+        [ $r = 0 ] || { fail "epoll_busy_poll exited $r"; echo "$out" | tail -n 20 | while read -r l; do diag "  $l"; done; }
 }
 
 # ------------------------------------------------------------ netpolld
@@ -953,6 +965,7 @@ if [ "$CASE_FAILED" = 0 ]; then
         run_case "NAPI skb cache size/bulk cycled under traffic" case_napi_cache_stress
         run_case "softirq limits: one restart in 100 us hands a flood to ksoftirqd" case_softirq_limits_hand_over
         run_case "softirq budget 2000 and 500 us: every run ends within one pass of it" case_softirq_budget_holds
+        run_case "upstream selftest net/epoll_busy_poll passes" case_selftest_epoll_busy_poll
 fi
 run_case "netpolld on the patched kernel: list, set, restore" case_netpolld
 [ "$CASE_FAILED" = 0 ] &&

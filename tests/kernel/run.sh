@@ -239,6 +239,25 @@ VMTOOL=$CACHE/vmtool
 gcc -static -O2 -Wall -Wextra -D_GNU_SOURCE -o "$VMTOOL" "$HERE/vmtool.c" >"$CACHE/vmtool.log" 2>&1 ||
         bail "vmtool builds (gcc -static)" "$CACHE/vmtool.log"
 
+# Upstream's own selftests that need no real NIC, built from the kernel
+# source of this run (only their files are unpacked, once per source
+# version): net/epoll_busy_poll (the epoll busy-poll ioctls).
+SELFTESTS=$CACHE/selftests-$KERNEL
+build_selftests() {
+        local stamp=$SELFTESTS/stamp want
+        want=$(stat -c '%s %Y' "$TARBALL")
+        if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+                rm -rf "$SELFTESTS" && mkdir -p "$SELFTESTS" &&
+                tar -xf "$TARBALL" -C "$SELFTESTS" --strip-components=1 --wildcards \
+                        '*/tools/testing/selftests/kselftest.h' '*/tools/testing/selftests/kselftest_harness.h' \
+                        '*/tools/testing/selftests/net/epoll_busy_poll.c' || return 1
+                echo "$want" >"$stamp"
+        fi
+        gcc -static -O2 -I"$SELFTESTS/tools/testing/selftests" -o "$SELFTESTS/epoll_busy_poll" \
+                "$SELFTESTS/tools/testing/selftests/net/epoll_busy_poll.c" -lcap
+}
+build_selftests >"$CACHE/selftests.log" 2>&1 || bail "upstream selftests build (gcc -static)" "$CACHE/selftests.log"
+
 # copy_elf BINARY DEST_DIR: the binary and every shared library ldd names.
 copy_elf() {
         local root=$1 bin=$2 dest=$3 lib
@@ -257,6 +276,7 @@ make_initramfs() {
                 [ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
         done
         install -m 0755 "$VMTOOL" "$root/bin/vmtool"
+        install -m 0755 "$SELFTESTS/epoll_busy_poll" "$root/bin/epoll_busy_poll"
         copy_elf "$root" "$NETPOLLD" /usr/sbin &&
         copy_elf "$root" "$NETPOLLCTL" /usr/bin &&
         copy_elf "$root" "$(command -v dbus-daemon)" /usr/bin || return 1
@@ -272,7 +292,7 @@ make_initramfs() {
         (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$CACHE/initramfs.cpio.gz"
 }
 make_initramfs >"$CACHE/initramfs.log" 2>&1 || bail "initramfs" "$CACHE/initramfs.log"
-ok "initramfs with busybox, vmtool, netpolld, netpollctl and dbus-daemon"
+ok "initramfs with busybox, vmtool, netpolld, netpollctl, dbus-daemon and upstream's epoll_busy_poll"
 
 # ---------------------------------------------------------------- boot
 
