@@ -138,9 +138,11 @@ fetch_source_7_2() {
         mirror=${mirror:-http://deb.debian.org/debian}
         mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/deb"
         echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror%/} sid main" >"$apt/sources.list"
+        # The mirror may be a dated snapshot whose sid Release has expired: its
+        # signature is still checked, its Valid-Until date is not.
         opts=(-o Dir::Etc::sourcelist="$apt/sources.list" -o Dir::Etc::sourceparts=-
               -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
-              -o APT::Sandbox::User=root)
+              -o APT::Sandbox::User=root -o Acquire::Check-Valid-Until=false)
         rm -f "$apt"/deb/*.deb
         (apt-get "${opts[@]}" update -qq && cd "$apt/deb" && apt-get "${opts[@]}" download linux-source-7.2) \
                 >"$CACHE/fetch-7.2.log" 2>&1 || return 1
