@@ -826,6 +826,34 @@ seed_000() {
         defaults
 }
 
+# The busy-poll loop's own cost (review of patch 1): iterations per second of
+# an empty poll. The client busy polls (busy_read 100 ms) for replies that the
+# server sends after 50 ms, so nearly every iteration finds nothing; each
+# iteration that polls is one napi:napi_poll event, and the trace header's
+# entries-written counts them all even if the buffer wraps. Not a default
+# seed: ktest.seeds=loop.
+seed_loop() {
+        [ -d $TRACE/events ] || mount -t tracefs tracefs $TRACE 2>/dev/null
+        [ -d $TRACE/events/napi/napi_poll ] || { diag "seed loop: no napi:napi_poll tracepoint"; return; }
+        rep=1
+        while [ $rep -le $SEED_REPS ]; do
+                for thr in 0 1; do
+                        defaults
+                        echo 100000 >$CORE/busy_read; echo $thr >$CORE/busy_loop_threshold
+                        echo 0 >$TRACE/tracing_on; echo >$TRACE/trace
+                        echo 1 >$TRACE/events/napi/napi_poll/enable; echo 1 >$TRACE/tracing_on
+                        out=$(taskset $CLIENT_MASK vmtool rr 198.18.0.2 7000 20 50000 120 2>&1)
+                        echo 0 >$TRACE/tracing_on; echo 0 >$TRACE/events/napi/napi_poll/enable
+                        n=$(head -n 5 $TRACE/trace | sed -n 's|.*entries-written: [0-9]*/\([0-9]*\).*|\1|p')
+                        wall=$(field wall_us "$out")
+                        say "seed loop threshold=$thr rep=$rep iterations=${n:-0} $out per_s=$(( ${n:-0} * 1000000 / ${wall:-1} ))"
+                        echo >$TRACE/trace; echo 1 >$TRACE/tracing_on
+                done
+                rep=$((rep + 1))
+        done
+        defaults
+}
+
 cpu_softirq() { # NAME CPU: that CPU's count of softirq NAME
         awk -v n="$1:" -v c="$2" '$1 == n { print $(c + 2) }' /proc/softirqs
 }
