@@ -502,9 +502,11 @@ sirq_runs() { # BUDGET_US SECONDS
                 { echo 'p:kt/sirq_in handle_softirqs' >>$TRACE/kprobe_events &&
                   echo 'r:kt/sirq_out handle_softirqs' >>$TRACE/kprobe_events; } 2>/dev/null || return 1
         cpu=$(( $(nproc) - 1 ))
+        old_budget=$(cat $CORE/netdev_budget) old_kb=$(cat $TRACE/buffer_size_kb)
         echo 0 >$TRACE/tracing_on
         echo >$TRACE/trace
         echo 8192 >$TRACE/buffer_size_kb || return 1
+        echo 10 >$CORE/netdev_budget
         for e in kt/sirq_in kt/sirq_out irq/softirq_entry irq/softirq_exit; do echo 1 >$TRACE/events/$e/enable; done
         taskset 1 vmtool stream 198.19.0.2 7000 $(($2 + 1)) >/tmp/stream.out 2>&1 &
         st=$!
@@ -536,19 +538,18 @@ sirq_runs() { # BUDGET_US SECONDS
                                 n, over, len[int(n * 0.5) + 1], len[int(n * 0.9) + 1], len[int(n * 0.99) + 1], len[n], cm, pm
                 }' $TRACE/trace)
         echo >$TRACE/trace
-        echo 1408 >$TRACE/buffer_size_kb
+        echo "$old_kb" >$TRACE/buffer_size_kb
+        echo "$old_budget" >$CORE/netdev_budget
 }
 
-# sirq_flood BUDGET_US: the flood of sirq_runs with that budget, 1000
-# restarts and netdev_budget 10; restores the defaults after.
+# sirq_flood BUDGET_US: the flood of sirq_runs with that budget and 1000
+# restarts; restores the defaults after.
 sirq_flood() {
         defaults
         echo 1000 >$KERN/softirq_max_restart
-        [ "$1" = default ] || echo "$1" >$KERN/softirq_budget_usecs
-        echo 10 >$CORE/netdev_budget
-        sirq_runs "$([ "$1" = default ] && echo 4000 || echo "$1")" 4
+        echo "$1" >$KERN/softirq_budget_usecs
+        sirq_runs "$1" 4
         r=$?
-        echo 300 >$CORE/netdev_budget
         defaults
         return $r
 }
@@ -970,9 +971,7 @@ case " $(cat /proc/cmdline) " in
         run_case "network: veth (GRO on, TSO off) and virtio-net pairs, server reachable" setup_network
         if [ "$CASE_FAILED" = 0 ]; then
                 pin_virtio_irqs 2
-                echo 10 >$CORE/netdev_budget
                 sirq_runs 4000 4 && say "seed sirq budget_us=upstream $SIRQ" || say "diag no kprobe on handle_softirqs"
-                echo 300 >$CORE/netdev_budget
         fi
         say done
         sync

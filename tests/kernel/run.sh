@@ -68,8 +68,9 @@ while [ $# -gt 0 ]; do
         shift
 done
 case $SMP in 1 | 2) ;; *) echo "run.sh: --smp takes 1 or 2, got '$SMP'" >&2; exit 2 ;; esac
+SID_TARBALL=$CACHE/linux-source-7.2.tar.xz    # fetch_source_7_2 puts it there
 case $KERNEL in
-7.2) PATCHES=$SOURCE_ROOT/kernel-patches TARBALL=$CACHE/linux-source-7.2.tar.xz ;;
+7.2) PATCHES=$SOURCE_ROOT/kernel-patches TARBALL=$SID_TARBALL ;;
 6.12) PATCHES=$SOURCE_ROOT/kernel-patches/6.12 TARBALL=/usr/src/linux-source-6.12.tar.xz ;;
 *) echo "run.sh: --kernel takes 7.2 or 6.12, got '$KERNEL'" >&2; exit 2 ;;
 esac
@@ -130,7 +131,7 @@ fi
 # the host's /etc/apt and its package lists are neither read for it nor changed.
 fetch_source_7_2() {
         local apt=$CACHE/sid-apt mirror deb opts
-        [ -s "$TARBALL" ] && return 0
+        [ -s "$SID_TARBALL" ] && return 0
         # the host's own Debian mirror (deb822 "URIs:" or one-line "deb" entries)
         mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
                  grep -E '^(URIs:|deb )' | grep -oE 'https?://[^ ]+/debian/?( |$)' | head -n 1)
@@ -149,13 +150,12 @@ fetch_source_7_2() {
         deb=$(ls "$apt"/deb/linux-source-7.2_*.deb 2>/dev/null | head -n 1)
         [ -n "$deb" ] || return 1
         rm -rf "$apt/x"
-        dpkg-deb -x "$deb" "$apt/x" && mv "$apt"/x/usr/src/linux-source-7.2.tar.xz "$TARBALL.tmp" &&
-                dpkg-deb -f "$deb" Version >"$TARBALL.version" && mv "$TARBALL.tmp" "$TARBALL" || return 1
+        dpkg-deb -x "$deb" "$apt/x" && mv "$apt"/x/usr/src/linux-source-7.2.tar.xz "$SID_TARBALL.tmp" &&
+                dpkg-deb -f "$deb" Version >"$SID_TARBALL.version" && mv "$SID_TARBALL.tmp" "$SID_TARBALL" || return 1
         rm -rf "$apt/x" "$deb"
 }
 if [ "$KERNEL" = 7.2 ] || [ "$INSTALL_ONLY" = 1 ]; then
-        TARBALL_7_2=$CACHE/linux-source-7.2.tar.xz
-        TARBALL=$TARBALL_7_2 fetch_source_7_2 ||
+        fetch_source_7_2 ||
                 bail "linux-source-7.2 downloaded from Debian sid (private apt configuration in $CACHE/sid-apt)" "$CACHE/fetch-7.2.log"
 fi
 [ "$INSTALL_ONLY" = 1 ] && exit 0
@@ -242,21 +242,20 @@ gcc -static -O2 -Wall -Wextra -D_GNU_SOURCE -o "$VMTOOL" "$HERE/vmtool.c" >"$CAC
         bail "vmtool builds (gcc -static)" "$CACHE/vmtool.log"
 
 # Upstream's own selftests that need no real NIC, built from the kernel
-# source of this run (only their files are unpacked, once per source
-# version): net/epoll_busy_poll (the epoll busy-poll ioctls).
+# source of this run, once per source version (only their files are
+# unpacked): net/epoll_busy_poll (the epoll busy-poll ioctls).
 SELFTESTS=$CACHE/selftests-$KERNEL
 build_selftests() {
         local stamp=$SELFTESTS/stamp want
         want=$(stat -c '%s %Y' "$TARBALL")
-        if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-                rm -rf "$SELFTESTS" && mkdir -p "$SELFTESTS" &&
-                tar -xf "$TARBALL" -C "$SELFTESTS" --strip-components=1 --wildcards \
-                        '*/tools/testing/selftests/kselftest.h' '*/tools/testing/selftests/kselftest_harness.h' \
-                        '*/tools/testing/selftests/net/epoll_busy_poll.c' || return 1
-                echo "$want" >"$stamp"
-        fi
+        [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && return 0
+        rm -rf "$SELFTESTS" && mkdir -p "$SELFTESTS" &&
+        tar -xf "$TARBALL" -C "$SELFTESTS" --strip-components=1 --wildcards \
+                '*/tools/testing/selftests/kselftest.h' '*/tools/testing/selftests/kselftest_harness.h' \
+                '*/tools/testing/selftests/net/epoll_busy_poll.c' &&
         gcc -static -O2 -I"$SELFTESTS/tools/testing/selftests" -o "$SELFTESTS/epoll_busy_poll" \
-                "$SELFTESTS/tools/testing/selftests/net/epoll_busy_poll.c" -lcap
+                "$SELFTESTS/tools/testing/selftests/net/epoll_busy_poll.c" -lcap &&
+        echo "$want" >"$stamp"
 }
 build_selftests >"$CACHE/selftests.log" 2>&1 || bail "upstream selftests build (gcc -static)" "$CACHE/selftests.log"
 
