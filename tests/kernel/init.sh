@@ -24,6 +24,7 @@ stty -F /dev/ttyS1 raw -echo 2>/dev/null
 exec 3>/dev/ttyS1
 
 CORE=/proc/sys/net/core
+KSFT=/opt/kselftest/tools/testing/selftests    # upstream's selftests (run.sh, 7.2 only)
 KERN=/proc/sys/kernel
 # kernel.config builds with HZ=250 (one jiffy is 4000 us). softirq_budget_usecs
 # is a clock budget: 100..100000 us at any HZ, 2000 by default.
@@ -582,6 +583,34 @@ case_selftest_epoll_busy_poll() {
         [ $r = 0 ] || { fail "epoll_busy_poll exited $r"; echo "$out" | tail -n 20 | while read -r l; do diag "  $l"; done; }
 }
 
+# Upstream's net/busy_poll_test.sh with its busy_poller (7.2's source has
+# them, 6.12's does not): two linked netdevsim devices in namespaces move a
+# file with epoll busy polling, then with IRQ suspension, then with the NAPI
+# thread in busy-poll mode (threaded=2 through netdev genl), and compare
+# checksums. run.sh installs it with its tools under /opt/kselftest.
+case_selftest_busy_poll() {
+        k=/opt/kselftest
+        [ -x $KSFT/net/busy_poller ] || { skip "this kernel's source has no net/busy_poll_test.sh (upstream since 6.13)"; return; }
+        [ -d /sys/bus/netdevsim ] || { fail "no /sys/bus/netdevsim: CONFIG_NETDEVSIM missing"; return; }
+        out=$(cd $KSFT/net && PATH=$k/bin:$PATH timeout 240 bash ./busy_poll_test.sh 2>&1)
+        r=$?
+        diag "tools/testing/selftests/net/busy_poll_test.sh exited $r (busy poll, with suspend, with threaded busy poll)"
+        [ $r = 0 ] || { fail "busy_poll_test.sh exited $r"; echo "$out" | tail -n 20 | while read -r l; do diag "  $l"; done; }
+}
+
+# Upstream's net/nl_netdev.py (7.2): netdev genl on netdevsim devices --
+# device and NAPI dumps, per-NAPI and device-wide threaded modes, queue
+# resets, page pools and their stats. Its KTAP lines go to the diagnostics.
+case_selftest_nl_netdev() {
+        k=/opt/kselftest
+        [ -f $KSFT/net/nl_netdev.py ] || { skip "this kernel's source has no net/nl_netdev.py"; return; }
+        out=$(cd $KSFT/net && PATH=$k/bin:$PATH timeout 300 python3 ./nl_netdev.py 2>&1)
+        r=$?
+        echo "$out" | grep -E '^(ok|not ok) ' | while read -r l; do diag "  $l"; done
+        diag "tools/testing/selftests/net/nl_netdev.py exited $r: $(echo "$out" | grep -E '^# Totals' | head -n 1)"
+        [ $r = 0 ] || { fail "nl_netdev.py exited $r"; echo "$out" | grep -v -E '^(ok|not ok) ' | tail -n 20 | while read -r l; do diag "  $l"; done; }
+}
+
 # ------------------------------------------------------------ netpolld
 
 BUS=unix:path=/run/ktest-bus
@@ -996,6 +1025,8 @@ if [ "$CASE_FAILED" = 0 ]; then
         run_case "softirq limits: one restart in 100 us hands a flood to ksoftirqd" case_softirq_limits_hand_over
         run_case "softirq budget 2000 and 500 us: every run ends within one pass of it" case_softirq_budget_holds
         run_case "upstream selftest net/epoll_busy_poll passes" case_selftest_epoll_busy_poll
+        run_case "upstream selftest net/busy_poll_test.sh (netdevsim pair) passes" case_selftest_busy_poll
+        run_case "upstream selftest net/nl_netdev.py (netdev genl on netdevsim) passes" case_selftest_nl_netdev
 fi
 run_case "netpolld on the patched kernel: list, set, restore" case_netpolld
 [ "$CASE_FAILED" = 0 ] &&

@@ -113,6 +113,11 @@ packages=(
         linux-source-6.12 busybox-static qemu-system-x86
         git gcc libc6-dev make flex bison bc libelf-dev libssl-dev cpio xz-utils gzip ccache
         dbus-daemon
+        # upstream's busy_poll_test.sh in the 7.2 guest: its YNL client is generated
+        # from the netdev spec (python3-yaml, python3-jsonschema); the script runs
+        # under bash with iproute2's ip netns, ethtool, socat and coreutils, and
+        # nl_netdev.py under python3 with udevadm settle after netdevsim changes
+        python3 python3-yaml python3-jsonschema bash iproute2 ethtool socat coreutils udev
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -127,28 +132,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # fetch_source_7_2: linux-source-7.2 from Debian sid into $CACHE, through an apt
-# configuration of its own (sources, lists and archives under $CACHE/sid-apt):
-# the host's /etc/apt and its package lists are neither read for it nor changed.
+# configuration of its own under $CACHE/sid-apt (tools/sid-fetch): the host's
+# /etc/apt and its package lists are neither read for it nor changed.
 fetch_source_7_2() {
-        local apt=$CACHE/sid-apt mirror deb opts
+        local apt=$CACHE/sid-apt deb
         [ -s "$SID_TARBALL" ] && return 0
-        # the host's own Debian mirror (deb822 "URIs:" or one-line "deb" entries)
-        mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-                 grep -E '^(URIs:|deb )' | grep -oE 'https?://[^ ]+/debian/?( |$)' | head -n 1)
-        mirror=${mirror% }
-        mirror=${mirror:-http://deb.debian.org/debian}
-        mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/deb"
-        echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror%/} sid main" >"$apt/sources.list"
-        # The mirror may be a dated snapshot whose sid Release has expired: its
-        # signature is still checked, its Valid-Until date is not.
-        opts=(-o Dir::Etc::sourcelist="$apt/sources.list" -o Dir::Etc::sourceparts=-
-              -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
-              -o APT::Sandbox::User=root -o Acquire::Check-Valid-Until=false)
-        rm -f "$apt"/deb/*.deb
-        (apt-get "${opts[@]}" update -qq && cd "$apt/deb" && apt-get "${opts[@]}" download linux-source-7.2) \
-                >"$CACHE/fetch-7.2.log" 2>&1 || return 1
-        deb=$(ls "$apt"/deb/linux-source-7.2_*.deb 2>/dev/null | head -n 1)
-        [ -n "$deb" ] || return 1
+        deb=$(bash "$SOURCE_ROOT/tools/sid-fetch" "$apt" linux-source-7.2 2>"$CACHE/fetch-7.2.log") || return 1
         rm -rf "$apt/x"
         dpkg-deb -x "$deb" "$apt/x" && mv "$apt"/x/usr/src/linux-source-7.2.tar.xz "$SID_TARBALL.tmp" &&
                 dpkg-deb -f "$deb" Version >"$SID_TARBALL.version" && mv "$SID_TARBALL.tmp" "$SID_TARBALL" || return 1
@@ -243,41 +232,88 @@ gcc -static -O2 -Wall -Wextra -D_GNU_SOURCE -o "$VMTOOL" "$HERE/vmtool.c" >"$CAC
 
 # Upstream's own selftests that need no real NIC, built from the kernel
 # source of this run, once per source version (only their files are
-# unpacked): net/epoll_busy_poll (the epoll busy-poll ioctls).
+# unpacked): net/epoll_busy_poll (the epoll busy-poll ioctls) and, where the
+# source has it (7.2), net/busy_poll_test.sh with busy_poller, which moves a
+# file between two linked netdevsim devices with busy polling, with IRQ
+# suspension, and with the NAPI thread in busy-poll mode, and net/nl_netdev.py
+# (netdev genl: NAPI lists, per-NAPI and device threaded modes, page pools on
+# netdevsim). busy_poller talks netdev genl through YNL, whose C client
+# tools/net/ynl generates from the netdev spec of the same source;
+# nl_netdev.py uses YNL's Python library with the same spec.
 SELFTESTS=$CACHE/selftests-$KERNEL
+SELFTEST_FILES=('*/tools/testing/selftests/kselftest.h' '*/tools/testing/selftests/kselftest_harness.h'
+                '*/tools/testing/selftests/net/epoll_busy_poll.c')
+[ "$KERNEL" = 7.2 ] && SELFTEST_FILES+=('*/MAINTAINERS' '*/tools/scripts/Makefile.arch'
+        '*/tools/testing/selftests/net/busy_poll_test.sh' '*/tools/testing/selftests/net/busy_poller.c'
+        '*/tools/testing/selftests/net/lib.sh' '*/tools/testing/selftests/net/lib/sh/*'
+        '*/tools/net/ynl/Makefile*' '*/tools/net/ynl/lib/*' '*/tools/net/ynl/generated/*' '*/tools/net/ynl/pyynl/*'
+        '*/Documentation/netlink/*.yaml' '*/include/uapi/linux/netdev.h'
+        '*/tools/testing/selftests/net/nl_netdev.py' '*/tools/testing/selftests/net/lib/py/*')
 build_selftests() {
-        local stamp=$SELFTESTS/stamp want
-        want=$(stat -c '%s %Y' "$TARBALL")
+        local stamp=$SELFTESTS/stamp want st=$SELFTESTS/tools/testing/selftests ynl=$SELFTESTS/tools/net/ynl
+        want=$({ stat -c '%s %Y' "$TARBALL"; printf '%s\n' "${SELFTEST_FILES[@]}"; } | sha256sum)
         [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && return 0
         rm -rf "$SELFTESTS" && mkdir -p "$SELFTESTS" &&
-        tar -xf "$TARBALL" -C "$SELFTESTS" --strip-components=1 --wildcards \
-                '*/tools/testing/selftests/kselftest.h' '*/tools/testing/selftests/kselftest_harness.h' \
-                '*/tools/testing/selftests/net/epoll_busy_poll.c' &&
-        gcc -static -O2 -I"$SELFTESTS/tools/testing/selftests" -o "$SELFTESTS/epoll_busy_poll" \
-                "$SELFTESTS/tools/testing/selftests/net/epoll_busy_poll.c" -lcap &&
+        tar -xf "$TARBALL" -C "$SELFTESTS" --strip-components=1 --wildcards "${SELFTEST_FILES[@]}" &&
+        gcc -static -O2 -I"$st" -o "$SELFTESTS/epoll_busy_poll" "$st/net/epoll_busy_poll.c" -lcap || return 1
+        if [ -f "$st/net/busy_poller.c" ]; then
+                # Debian's python3 (with yaml), not one a PATH may put first
+                PATH=/usr/bin:$PATH make -C "$ynl" GENS=netdev RSTS= libynl.a &&
+                gcc -static -O2 -D_GNU_SOURCE -I"$ynl/lib" -I"$ynl/generated" -idirafter "$SELFTESTS/include/uapi" \
+                        -o "$SELFTESTS/busy_poller" "$st/net/busy_poller.c" "$ynl/libynl.a" || return 1
+        fi
         echo "$want" >"$stamp"
 }
 build_selftests >"$CACHE/selftests.log" 2>&1 || bail "upstream selftests build (gcc -static)" "$CACHE/selftests.log"
 
-# copy_elf BINARY DEST_DIR: the binary and every shared library ldd names.
-copy_elf() {
-        local root=$1 bin=$2 dest=$3 lib
-        install -D -m 0755 "$bin" "$root$dest/$(basename "$bin")" || return 1
-        for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+# copy_libs ROOT ELF: every shared library ldd names for ELF, into ROOT.
+copy_libs() {
+        local root=$1 lib
+        for lib in $(ldd "$2" | grep -o '/[^ ]*'); do
                 [ -e "$root$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$root$lib" || return 1
         done
+}
+# copy_elf ROOT BINARY DEST_DIR: the binary and its shared libraries.
+copy_elf() {
+        install -D -m 0755 "$2" "$1$3/$(basename "$2")" && copy_libs "$1" "$2"
 }
 
 make_initramfs() {
         local root=$CACHE/initramfs a
         rm -rf "$root"
-        mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc/ktest/profiles,proc,sys,dev,tmp,run,var/run}
+        mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc/ktest/profiles,proc,sys,dev,tmp,run,var}
+        ln -s ../run "$root/var/run"    # as on Debian: iproute2 keeps named netns in /run/netns
         install -m 0755 /bin/busybox "$root/bin/busybox"
         for a in $(/bin/busybox --list); do
                 [ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
         done
         install -m 0755 "$VMTOOL" "$root/bin/vmtool"
         install -m 0755 "$SELFTESTS/epoll_busy_poll" "$root/bin/epoll_busy_poll"
+        # The 7.2 selftests where built: the kernel tree's files they use at
+        # their upstream paths under /opt/kselftest, and the tools they run
+        # under /opt/kselftest/bin, which only their cases put first in PATH
+        # (init.sh itself keeps busybox's ip). nl_netdev.py runs on Debian's
+        # python3 with its standard library and PyYAML.
+        if [ -x "$SELFTESTS/busy_poller" ]; then
+                local k=/opt/kselftest py
+                mkdir -p "$root$k" &&
+                cp -a "$SELFTESTS/tools" "$SELFTESTS/Documentation" "$root$k/" &&
+                install -m 0755 "$SELFTESTS/busy_poller" "$root$k/tools/testing/selftests/net/" || return 1
+                for a in bash ip ethtool socat readlink timeout mktemp md5sum udevadm python3; do
+                        # Debian's own binaries, not what a PATH may put first
+                        copy_elf "$root" "$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$a")" "$k/bin" || return 1
+                done
+                py=$(/usr/bin/python3 -c 'import sys; print(sys.prefix + "/lib/python%d.%d" % sys.version_info[:2])')
+                mkdir -p "$root$py" "$root/usr/lib/python3/dist-packages" &&
+                tar -C "$py" -c --exclude=__pycache__ --exclude='config-*' --exclude=test --exclude=idlelib \
+                        --exclude=tkinter --exclude=ensurepip --exclude=lib2to3 --exclude=pydoc_data . |
+                        tar -C "$root$py" -x &&
+                cp -a "$(/usr/bin/python3 -c 'import os, yaml; print(os.path.dirname(yaml.__file__))')" \
+                        "$root/usr/lib/python3/dist-packages/" || return 1
+                for a in "$root$py"/lib-dynload/*.so; do
+                        copy_libs "$root" "$a" || return 1
+                done
+        fi
         copy_elf "$root" "$NETPOLLD" /usr/sbin &&
         copy_elf "$root" "$NETPOLLCTL" /usr/bin &&
         copy_elf "$root" "$(command -v dbus-daemon)" /usr/bin || return 1
@@ -293,7 +329,7 @@ make_initramfs() {
         (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$CACHE/initramfs.cpio.gz"
 }
 make_initramfs >"$CACHE/initramfs.log" 2>&1 || bail "initramfs" "$CACHE/initramfs.log"
-ok "initramfs with busybox, vmtool, netpolld, netpollctl, dbus-daemon and upstream's epoll_busy_poll"
+ok "initramfs with busybox, vmtool, netpolld, netpollctl, dbus-daemon and upstream's epoll_busy_poll$([ -x "$SELFTESTS/busy_poller" ] && echo ", busy_poll_test.sh and nl_netdev.py")"
 
 # ---------------------------------------------------------------- boot
 
