@@ -452,12 +452,13 @@ removed_line() { journal_since "$1" -o cat | grep -q "CPU pressure trigger remov
 # The kernel thread evaluating triggers under 2 s, which exists only while one does.
 psimon_pid() { grep -lx psimon /proc/[0-9]*/comm 2>/dev/null | head -n 1 | cut -d/ -f3; }
 no_psimon() { [ -z "$(psimon_pid)" ]; }
-# resting PID: the last change of PID's sampling rate says it rests. netpolld logs a
-# change only: resting since before the traffic came, it logs none when armed.
-resting() {
-        journalctl --sync 2>/dev/null
-        journalctl -u netpolld _PID="$1" --no-pager -o cat | grep 'sampling every' | tail -n 1 |
-                grep -q "nothing pending: sampling every 500 ms"
+# quiet PID: PID woke fewer than 8 times a second over 5 s, as a resting netpolld does
+# (a sample every 500 ms); one sampling every interval wakes 10 times and more.
+quiet() {
+        local s0
+        s0=$(switches "$1")
+        sleep 5
+        [ $(( ($(switches "$1") - s0) / 5 )) -lt 8 ]
 }
 woken_line() { journal_since "$1" -o cat | grep -q "a task waits for a CPU: sampling now"; }
 busy_line() { journal_since "$1" -o cat | grep -q "traffic or something pending: sampling every 100 ms"; }
@@ -497,9 +498,11 @@ case_cpu_wake() {
         wait_for 20 armed_line $c || fail "traffic did not arm the CPU pressure trigger:" \
                 "$(journal_since $c -o cat | tail -n 20)"
         # A squeeze as the traffic starts raises netdev-budget, which decays a step per quiet-period
-        # (10 s) before nothing is pending: 40 s on this guest, 92 and 182 s on 6 December.
-        # Without a squeeze (Debian's 6.12 kernel) netpolld goes on resting from before the traffic.
-        wait_for 360 resting "$pid" || fail "netpolld did not rest under traffic with the trigger armed:" \
+        # (10 s) before nothing is pending: up to ~40 s on this guest. Without a squeeze (Debian's
+        # 6.12 kernel) netpolld rests on from before the traffic. Judged by its wake-ups, not by a
+        # journal line (logged only when the rate changes, at debug level), and not by polling
+        # the journal: on this one vCPU that reader is itself a task waiting for the CPU.
+        wait_for 120 quiet "$pid" || fail "netpolld did not rest under traffic with the trigger armed:" \
                 "$(journal_since $c -o cat | tail -n 20)"
         # The trigger's own cost: the kernel's psimon thread polls every window/10 while tasks wait.
         psimon=$(psimon_pid)
