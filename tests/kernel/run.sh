@@ -49,6 +49,8 @@
 set -uo pipefail
 
 HERE=$(dirname "$(readlink -f "$0")")
+# shellcheck source=../../tools/kernel-series.sh
+. "$HERE/../../tools/kernel-series.sh"
 SOURCE_ROOT=${NETPOLLD_SOURCE_ROOT:-$(readlink -f "$HERE/../..")}
 CACHE=${NETPOLLD_KERNEL_CACHE:-/var/tmp/netpolld-kernel}
 BOOT_TIMEOUT=${NETPOLLD_KERNEL_BOOT_TIMEOUT:-600}
@@ -158,37 +160,34 @@ done
 
 # ---------------------------------------------------------------- source tree
 
-# prepare_tree: $SRC is the packaged source with the series applied; sets
-# src_stamp. The tree is rebuilt when the package or any patch changes; tar
-# keeps the files' times, so make then recompiles only what changed.
+# prepare_tree: $SRC is the packaged source with the series applied
+# (tools/kernel-series.sh); sets src_stamp. The tree is rebuilt when the
+# package or any patch changes; tar keeps the files' times, so make then
+# recompiles only what changed.
 prepare_tree() {
-        local p series
+        local n=0 version bad
+        if [ "$KERNEL" = 6.12 ]; then version=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+        else version=$(cat "$TARBALL.version"); fi
         if [ "$MODE" = unpatched ]; then
-                series=()
+                src_stamp=$(echo "$version" | sha256sum | cut -d' ' -f1)
         else
-                mapfile -t series < <(grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/series")
-                [ ${#series[@]} -gt 0 ] || bail "kernel-patches/series lists no patch"
+                n=$(series_patches "$PATCHES" | wc -l)
+                [ "$n" -gt 0 ] || bail "$PATCHES/series lists no patch"
+                src_stamp=$(series_stamp "$version" "$PATCHES")
         fi
-        src_stamp=$({ if [ "$KERNEL" = 6.12 ]; then dpkg-query -W -f='${Version}' linux-source-6.12
-                      else cat "$TARBALL.version"; fi
-                      for p in "${series[@]}"; do sha256sum "$PATCHES/$p"; done; } | sha256sum | cut -d' ' -f1)
         if [ "$(cat "$SRC.stamp" 2>/dev/null)" = "$src_stamp" ]; then
-                ok "${#series[@]} patches applied to the cached linux-source-$KERNEL tree"
+                ok "$n patches applied to the cached linux-source-$KERNEL tree"
                 return
         fi
         rm -rf "$SRC" "$SRC.stamp"
         mkdir -p "$SRC"
         tar -xf "$TARBALL" -C "$SRC" --strip-components=1 || bail "cannot unpack $TARBALL"
-        for p in "${series[@]}"; do
-                # --check first: a patch that does not apply changes nothing.
-                # The ceiling keeps git from treating an enclosing repository
-                # as the tree to patch when the cache lives inside one.
-                (cd "$SRC" && export GIT_CEILING_DIRECTORIES=$CACHE &&
-                 git apply --check "$PATCHES/$p" && git apply "$PATCHES/$p") \
-                        >"$CACHE/apply.log" 2>&1 || bail "$p applies to $(basename "$TARBALL")" "$CACHE/apply.log"
-        done
+        if [ "$MODE" != unpatched ]; then
+                bad=$(series_apply "$SRC" "$PATCHES" "$CACHE/apply.log") ||
+                        bail "$bad applies to $(basename "$TARBALL")" "$CACHE/apply.log"
+        fi
         echo "$src_stamp" >"$SRC.stamp"
-        ok "${#series[@]} patches apply to linux-source-$KERNEL $(make -s -C "$SRC" kernelversion 2>/dev/null) (git apply --check)"
+        ok "$n patches apply to linux-source-$KERNEL $(make -s -C "$SRC" kernelversion 2>/dev/null) (git apply --check)"
 }
 
 # ---------------------------------------------------------------- kernel
