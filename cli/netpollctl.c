@@ -36,11 +36,12 @@ typedef struct Verb {
 static const Verb verbs[] = {
         { "status", 0, 0, verb_status, "status",
           "Show the active profile, mode and knob summary.\n\n"
-          "Also lists the knobs this kernel lacks, with the patch that adds each." },
+          "Also lists the knobs this kernel lacks, with the patch or Linux version\n"
+          "that adds each." },
         { "list", 0, 0, verb_list, "list",
           "List every knob with value, origin and kernel support.\n\n"
           "KERNEL is \"yes\", \"needs PATCH\" for a knob added by a netpolld kernel\n"
-          "patch, or \"no\"." },
+          "patch, \"needs Linux X.Y\" for one a newer kernel adds, or \"no\"." },
         { "get", 1, ARGS_UNLIMITED, verb_get, "get KNOB...",
           "Show the value and origin of each KNOB." },
         { "set", 2, ARGS_UNLIMITED, verb_set, "set KNOB VALUE [KNOB VALUE]...",

@@ -97,9 +97,10 @@ static void print_human(const Properties *p, const OriginCount *c, size_t n_c, c
                 }
         puts(first ? " none supported" : "");
 
+        /* The "patch" field of an unsupported knob says what it needs: a patch file or a newer Linux. */
         first = true;
         for (size_t i = 0; i < n; i++)
-                if (!knobs[i].supported && knobs[i].patch[0]) {
+                if (!knobs[i].supported && endswith(knobs[i].patch, ".patch")) {
                         printf("%s%s (%s)", first ? "Needs kernel patches: " : ", ", knobs[i].name, knobs[i].patch);
                         first = false;
                 }
@@ -108,8 +109,10 @@ static void print_human(const Properties *p, const OriginCount *c, size_t n_c, c
 
         first = true;
         for (size_t i = 0; i < n; i++)
-                if (!knobs[i].supported && !knobs[i].patch[0]) {
+                if (!knobs[i].supported && !endswith(knobs[i].patch, ".patch")) {
                         printf("%s%s", first ? "Unsupported by this kernel: " : ", ", knobs[i].name);
+                        if (knobs[i].patch[0])
+                                printf(" (needs %s)", knobs[i].patch);
                         first = false;
                 }
         if (!first)

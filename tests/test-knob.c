@@ -73,7 +73,21 @@ START_TEST(test_knob_catalog_is_sane) {
                         ck_assert_msg(islower((unsigned char)*c) || *c == '-', "%s not lowercase", d->name);
                 for (size_t k = 0; k < i; k++)
                         ck_assert_str_ne(d->name, knob_catalog[k].name);
-                ck_assert_msg(d->scope <= KNOB_NAPIS && d->type <= KNOB_CPUSET, "%s", d->name);
+                ck_assert_msg(d->scope <= KNOB_NAPIS && d->type <= KNOB_ENUM, "%s", d->name);
+                /* An enum names every value from 0 to max, and only those. */
+                if (d->type == KNOB_ENUM) {
+                        size_t n = 0;
+                        ck_assert_ptr_nonnull(d->values);
+                        while (d->values[n])
+                                n++;
+                        ck_assert_uint_eq(d->min, 0);
+                        ck_assert_uint_eq(n, d->max + 1);
+                } else
+                        ck_assert_ptr_null(d->values);
+                if (d->device_file) {
+                        ck_assert_int_eq(d->scope, KNOB_NAPIS);
+                        ck_assert_ptr_nonnull(startswith(d->device_file, "/sys/class/net/%s/"));
+                }
                 ck_assert_msg(d->summary && strlen(d->summary) > 10, "%s has no summary", d->name);
                 ck_assert_ptr_nonnull(d->unit);
                 pct = strstr(d->path, "%s");
@@ -216,6 +230,9 @@ START_TEST(test_knob_parse_value_counts_and_bools) {
         assert_value("napi-threaded", "0", 0);
         assert_value("napi-threaded", "1", 1);
         assert_value("napi-threaded", "2", 2);
+        assert_value("napi-threaded", "disabled", 0);
+        assert_value("napi-threaded", "enabled", 1);
+        assert_value("napi-threaded", "busy-poll", 2);
         assert_value_refused("netdev-budget", "0", -ERANGE, "out of range");
         assert_value_refused("napi-skb-cache-size", "1", -ERANGE, "out of range");
         assert_value_refused("napi-skb-cache-bulk", "129", -ERANGE, "out of range");
@@ -225,7 +242,10 @@ START_TEST(test_knob_parse_value_counts_and_bools) {
         assert_value_refused("netdev-budget", "99999999999999999999", -ERANGE, "number too large");
         assert_value_refused("napi-defer-hard-irqs", "2147483648", -ERANGE, "out of range");
         assert_value_refused("napi-threaded", "3", -ERANGE, "out of range");
-        assert_value_refused("napi-threaded", "yes", -EINVAL, "not a number; expected digits");
+        assert_value_refused("napi-threaded", "yes", -EINVAL, "not one of the names");
+        assert_value_refused("napi-threaded", "Enabled", -EINVAL, "not one of the names");
+        assert_value_refused("napi-threaded", "busy-poll ", -EINVAL, "not one of the names");
+        assert_value_refused("napi-threaded", "", -EINVAL, "not one of the names");
 }
 END_TEST
 
@@ -257,7 +277,7 @@ START_TEST(test_knob_expected_describes_input) {
         assert_expected("softirq-budget", "a time such as 50us or 2ms (a bare number is us), from 100us to 100000us");
         assert_expected("netdev-budget", "a whole number of packets from 1 to 2147483647");
         assert_expected("napi-defer-hard-irqs", "a whole number from 0 to 2147483647");
-        assert_expected("napi-threaded", "a whole number from 0 to 2");
+        assert_expected("napi-threaded", "one of disabled, enabled, busy-poll");
         assert_expected("xps-cpus", "a CPU list such as 0-3,8, or none");
 }
 END_TEST
@@ -271,8 +291,10 @@ START_TEST(test_knob_format_value_uses_base_unit) {
         assert_formatted("busy-read", num(50), "50us");
         assert_formatted("gro-flush-timeout", num(2000000), "2000000ns");
         assert_formatted("netdev-budget", num(300), "300");
-        assert_formatted("napi-threaded", num(1), "1");
-        assert_formatted("napi-threaded", num(0), "0");
+        assert_formatted("napi-threaded", num(1), "enabled");
+        assert_formatted("napi-threaded", num(0), "disabled");
+        assert_formatted("napi-threaded", num(2), "busy-poll");
+        assert_formatted("napi-threaded", num(3), "3"); /* a mode newer than netpolld */
         assert_formatted("rps-cpus", cpus("0-3,8"), "0-3,8");
         assert_formatted("rps-cpus", cpus("none"), "none");
 }
@@ -436,7 +458,7 @@ START_TEST(test_knob_read_returns_values) {
         assert_read("busy-read", 0, "50us");
         assert_read("netdev-budget", 0, "300");
         assert_read("softirq-budget", 0, "2000us");
-        assert_read("napi-threaded@veth0", 0, "0");
+        assert_read("napi-threaded@veth0", 0, "disabled"); /* no NAPI source: the device file */
         assert_read("xps-cpus@veth0", 0, "0");
 }
 END_TEST
@@ -472,6 +494,7 @@ END_TEST
 
 static struct {
         int list_error;
+        int read_error; /* the instances lack the value (6.12 has no threaded, no irq-suspend-timeout) */
         size_t n;
         uint32_t ids[4];
         uint64_t value[4];
@@ -494,6 +517,8 @@ static int fake_list(void *userdata, const char *device, uint32_t **ret_ids, siz
 static int fake_read(void *userdata, uint32_t id, const char *knob, uint64_t *ret) {
         (void)userdata;
         snprintf(fake.last_knob, sizeof(fake.last_knob), "%s", knob);
+        if (fake.read_error)
+                return fake.read_error;
         for (size_t i = 0; i < fake.n; i++)
                 if (fake.ids[i] == id) {
                         *ret = fake.value[i];
@@ -550,6 +575,43 @@ START_TEST(test_knob_napis_read_every_instance) {
 }
 END_TEST
 
+START_TEST(test_knob_napis_lacking_the_value_are_unsupported) {
+        fake.n = 2;
+        fake.ids[0] = 8193, fake.ids[1] = 8194;
+        fake.read_error = -EOPNOTSUPP;
+        ck_assert_int_eq(supported("irq-suspend-timeout@veth0"), 0);
+        assert_read("irq-suspend-timeout@veth0", -EOPNOTSUPP, NULL);
+        /* One instance gone between the listing and the read: the next one answers. */
+        fake.read_error = 0;
+        fake.ids[0] = 1;
+        ck_assert_int_eq(supported("irq-suspend-timeout@veth0"), 1);
+}
+END_TEST
+
+START_TEST(test_knob_napi_threaded_per_instance_or_device_file) {
+        _cleanup_(freep) char *l = NULL, *f = NULL;
+
+        /* Instances with the value (6.17+): set on each over netlink, read as names. */
+        fake.n = 2;
+        fake.ids[0] = 8193, fake.ids[1] = 8194;
+        fake.value[0] = fake.value[1] = 2;
+        ck_assert_str_eq(l = paths_of("napi-threaded@veth0"), "napi-8193 napi-8194");
+        assert_read("napi-threaded@veth0", 0, "busy-poll");
+        ck_assert_str_eq(fake.last_knob, "napi-threaded");
+        fake.value[0] = 1;
+        assert_read("napi-threaded@veth0", 1, "busy-poll"); /* differing: the last, flagged */
+        /* Instances without it (6.12), or none at all: the device's threaded file. */
+        fake.read_error = -EOPNOTSUPP;
+        ck_assert_str_eq(f = paths_of("napi-threaded@veth0"), "/sys/class/net/veth0/threaded");
+        assert_read("napi-threaded@veth0", 0, "disabled");
+        fake.read_error = 0;
+        fake.n = 0;
+        assert_read("napi-threaded@veth0", 0, "disabled");
+        ck_assert(!knob_path_is_napi("/sys/class/net/veth0/threaded"));
+        ck_assert(knob_path_is_napi("napi-8193"));
+}
+END_TEST
+
 static Suite *knob_suite(void) {
         Suite *s = suite_create("knob");
         TCase *tc;
@@ -593,6 +655,8 @@ static Suite *knob_suite(void) {
         tcase_add_test(tc, test_knob_napis_need_a_source_and_an_instance);
         tcase_add_test(tc, test_knob_napis_list_instances_in_order);
         tcase_add_test(tc, test_knob_napis_read_every_instance);
+        tcase_add_test(tc, test_knob_napis_lacking_the_value_are_unsupported);
+        tcase_add_test(tc, test_knob_napi_threaded_per_instance_or_device_file);
         suite_add_tcase(s, tc);
 
         return s;

@@ -123,6 +123,8 @@ START_TEST(test_netdev_genl_parse_napis_reads_both_uint_sizes) {
         nla_put_u32(m, 5, 2);                       /* DEFER_HARD_IRQS */
         nla_put_u32(m, 6, 20000);                   /* GRO_FLUSH_TIMEOUT, 4 bytes */
         nla_put_u64(m, 7, UINT64_C(1) << 33);       /* IRQ_SUSPEND_TIMEOUT, 8 bytes */
+        nla_put_u32(m, 4, 812);                     /* PID: a threaded instance's kthread */
+        nla_put_u32(m, 8, 2);                       /* THREADED: busy-poll (after 6.18) */
         append(&d, m);
         m = reply(NAPI_GET);
         nla_put_u32(m, 2, 8194);
@@ -134,13 +136,16 @@ START_TEST(test_netdev_genl_parse_napis_reads_both_uint_sizes) {
         ck_assert_uint_eq(v[0].id, 8193);
         ck_assert_int_eq(v[0].ifindex, 3);
         ck_assert_int_eq(v[0].irq, 41);
-        ck_assert_int_eq(v[0].pid, -1);
+        ck_assert_int_eq(v[0].pid, 812);
+        ck_assert(v[0].has[NAPI_KNOB_THREADED] && v[0].value[NAPI_KNOB_THREADED] == 2);
         ck_assert(v[0].has[NAPI_KNOB_DEFER_HARD_IRQS] && v[0].value[NAPI_KNOB_DEFER_HARD_IRQS] == 2);
         ck_assert(v[0].has[NAPI_KNOB_GRO_FLUSH_TIMEOUT] && v[0].value[NAPI_KNOB_GRO_FLUSH_TIMEOUT] == 20000);
         ck_assert(v[0].has[NAPI_KNOB_IRQ_SUSPEND_TIMEOUT] &&
                   v[0].value[NAPI_KNOB_IRQ_SUSPEND_TIMEOUT] == UINT64_C(1) << 33);
         ck_assert_int_eq(v[1].irq, -1);
         ck_assert(!v[1].has[NAPI_KNOB_GRO_FLUSH_TIMEOUT]);
+        ck_assert(!v[1].has[NAPI_KNOB_THREADED]); /* 6.12: no threaded attribute */
+        ck_assert_int_eq(v[1].pid, -1);
 }
 END_TEST
 

@@ -262,7 +262,8 @@ START_TEST(test_napi_ref_parse_refuses_bad_references) {
                 const char *reason;
         } cases[] = {
                 { "busy-read@eth0:napi-1", -ENOENT,
-                  "unknown per-NAPI knob; expected napi-defer-hard-irqs, gro-flush-timeout or irq-suspend-timeout" },
+                  "unknown per-NAPI knob; expected napi-defer-hard-irqs, gro-flush-timeout, irq-suspend-timeout "
+                  "or napi-threaded" },
                 { "gro-flush-timeout", -EINVAL, "expected KNOB@DEVICE:napi-ID or KNOB@DEVICE:rx-N" },
                 { "gro-flush-timeout@eth0", -EINVAL, "expected :napi-ID or :rx-N after the device" },
                 { "gro-flush-timeout@eth0:napi-0", -EINVAL, "expected a NAPI id (a number from 1) after napi-" },

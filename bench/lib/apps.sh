@@ -218,7 +218,7 @@ napi_profile() {
                         echo "irq-suspend-timeout@$dev = 20ms"
                         ;;
                 napi-threaded)
-                        echo "napi-threaded@$dev = 1"
+                        echo "napi-threaded@$dev = enabled"
                         ;;
                 esac
                 echo "[adaptive]"
@@ -229,20 +229,24 @@ napi_profile() {
 
 # napi_verify CONFIG NS DEV: the kernel has what the configuration asked for
 # (sysfs for the files; netpolld's own reading, over netlink, for
-# irq-suspend-timeout, which has no file). Dies otherwise: the run would
-# measure something else.
+# irq-suspend-timeout, which has no file, and napi-threaded, which 6.17+
+# sets on each NAPI instance, not in the device's threaded file). Dies
+# otherwise: the run would measure something else.
 napi_verify() {
         local config=$1 ns=$2 dev=$3 want=() kv k v now
         case $config in
         napi-defer) want=(gro_flush_timeout=200000 napi_defer_hard_irqs=2) ;;
         napi-suspend) want=(gro_flush_timeout=200000 napi_defer_hard_irqs=2) ;;
-        napi-threaded) want=(threaded=1) ;;
         esac
         for kv in "${want[@]}"; do
                 k=${kv%%=*} v=${kv#*=}
                 now=$(ip netns exec "$ns" cat "/sys/class/net/$dev/$k" 2>/dev/null)
                 [[ $now == "$v" ]] || die "$config: $dev $k is '$now', expected $v (see the netpolld log)"
         done
+        if [[ $config == napi-threaded ]]; then
+                now=$("$NETPOLLCTL" --bus-address="unix:path=$WORK/ns-$ns/socket" get "napi-threaded@$dev" 2>&1)
+                [[ $now == *" enabled "* ]] || die "$config: napi-threaded@$dev reads '$now', expected enabled"
+        fi
         if [[ $config == napi-suspend ]]; then
                 now=$("$NETPOLLCTL" --bus-address="unix:path=$WORK/ns-$ns/socket" get "irq-suspend-timeout@$dev" 2>&1)
                 [[ $now == *20000000ns* || $now == *20ms* ]] ||

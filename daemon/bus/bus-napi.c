@@ -29,7 +29,8 @@ static int parse_napi(Manager *m, const char *name, NapiRef *ret, sd_bus_error *
                 return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_KNOB,
                                          "'%s' is not a per-NAPI knob: %s (expected KNOB@DEVICE:napi-ID or "
                                          "KNOB@DEVICE:rx-N with KNOB one of napi-defer-hard-irqs, "
-                                         "gro-flush-timeout, irq-suspend-timeout)", name, strempty(reason));
+                                         "gro-flush-timeout, irq-suspend-timeout, napi-threaded)", name,
+                                         strempty(reason));
         if (!m->irqpin)
                 return sd_bus_error_setf(error, BUS_ERROR_UNSUPPORTED,
                                          "%s: netpolld could not open netlink at start-up, so per-NAPI knobs are "
@@ -37,20 +38,25 @@ static int parse_napi(Manager *m, const char *name, NapiRef *ret, sd_bus_error *
         return 0;
 }
 
-static int napi_error(sd_bus_error *error, const char *name, int r) {
+static int napi_error(sd_bus_error *error, const char *name, NapiKnob k, int r) {
+        const KnobDesc *d = napi_knob_desc(k);
+
         switch (r) {
         case -EOPNOTSUPP:
+                /* The instance exists, so netdev napi-set does (6.13+): this value is what the kernel lacks. */
                 return sd_bus_error_setf(error, BUS_ERROR_UNSUPPORTED,
-                                         "%s: this kernel has no per-NAPI settings (netdev napi-set, Linux 6.13+)",
-                                         name);
+                                         "%s is not supported by this kernel: it needs %s", name,
+                                         d && d->kernel ? d->kernel : "Linux 6.13 (netdev napi-set)");
         case -ENODEV:
                 return sd_bus_error_setf(error, BUS_ERROR_NO_DEVICE, "%s: no such network device", name);
         case -ENOENT:
                 return sd_bus_error_setf(error, BUS_ERROR_NO_DEVICE,
                                          "%s: no such NAPI instance (netpollctl irq lists them)", name);
-        default:
-                return sd_bus_error_setf(error, BUS_ERROR_KERNEL_REFUSED, "the kernel refused %s: %s", name,
-                                         strerror(-r));
+        default: {
+                const char *hint = d && (r == -EINVAL || r == -ERANGE) ? knob_refusal_hint(d) : NULL;
+                return sd_bus_error_setf(error, BUS_ERROR_KERNEL_REFUSED, "the kernel refused %s: %s%s%s", name,
+                                         strerror(-r), hint ? "; " : "", strempty(hint));
+        }
         }
 }
 
@@ -81,7 +87,7 @@ int get_napi(sd_bus_message *message, Manager *m, const char *name, sd_bus_error
                 return r;
         r = napi_target(m, &ref, &t, &v.num);
         if (r < 0)
-                return napi_error(error, name, r);
+                return napi_error(error, name, ref.knob, r);
         text = knob_format_value(napi_knob_desc(ref.knob), &v);
         if (!text)
                 return -ENOMEM;
@@ -108,7 +114,7 @@ static int napi_set_value(Manager *m, const char *name, const char *value, char 
         }
         r = napi_target(m, &ref, &t, &back.num);
         if (r < 0)
-                return napi_error(error, name, r);
+                return napi_error(error, name, ref.knob, r);
         snprintf(text, sizeof(text), "%" PRIu64, v.num);
         r = owner_set(m->owner, &t, LAYER_MANUAL, text, NULL, &now);
         if (r == -OWNER_E_NOT_JOURNALED) {
@@ -116,7 +122,7 @@ static int napi_set_value(Manager *m, const char *name, const char *value, char 
                 return msg ? sd_bus_error_set(error, BUS_ERROR_FAILED, msg) : -ENOMEM;
         }
         if (r < 0 && r != -EDOM)
-                return napi_error(error, name, r);
+                return napi_error(error, name, ref.knob, r);
         back = v;
         if (manager_dry_run(m))
                 log_info("dry-run: would set %s to %s", name, value);
@@ -162,10 +168,10 @@ int reset_napi(sd_bus_message *message, Manager *m, const char *name, sd_bus_err
                 return r;
         r = napi_target(m, &ref, &t, &v.num);
         if (r < 0)
-                return napi_error(error, name, r);
+                return napi_error(error, name, ref.knob, r);
         r = owner_unset(m->owner, &t, LAYER_BIT(LAYER_MANUAL), "reset", &now);
         if (r < 0)
-                return napi_error(error, name, r);
+                return napi_error(error, name, ref.knob, r);
         if (now)
                 (void)knob_parse_kernel(napi_knob_desc(ref.knob), now, &v);
         text = knob_format_value(napi_knob_desc(ref.knob), &v);

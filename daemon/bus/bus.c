@@ -122,7 +122,7 @@ static int method_list_knobs(sd_bus_message *message, void *userdata, sd_bus_err
                 r = sd_bus_message_append(reply, "(ssssbss)", knob_ref_format(&k->ref, name, sizeof(name)),
                                           strempty(value), d->unit,
                                           origin_to_string(s > 0 ? manager_knob_origin(m, &k->ref) : ORIGIN_DEFAULT), s > 0,
-                                          s > 0 ? "" : strempty(d->patch), d->summary);
+                                          s > 0 ? "" : knob_needs(d), d->summary);
                 if (r < 0)
                         return r;
         }

@@ -196,20 +196,21 @@ int unsupported_message(const KnobRef *ref, int r, char **ret_message) {
                 return asprintf(ret_message,
                                 "%s is not supported by this kernel: it needs kernel-patches/%s",
                                 name, ref->desc->patch) < 0 ? -ENOMEM : -MANAGER_E_UNSUPPORTED;
+        if (ref->desc->kernel)
+                return asprintf(ret_message, "%s is not supported by this kernel: it needs %s", name,
+                                ref->desc->kernel) < 0 ? -ENOMEM : -MANAGER_E_UNSUPPORTED;
         return asprintf(ret_message, "%s is not available on this kernel (its file is missing)", name) < 0
                        ? -ENOMEM : -MANAGER_E_UNSUPPORTED;
 }
 
-static TargetKind knob_target_kind(const KnobDesc *d) {
+static TargetKind knob_target_kind(const KnobDesc *d, const char *path) {
         switch (d->scope) {
         case KNOB_RX_QUEUES:
                 return TARGET_RPS;
         case KNOB_TX_QUEUES:
                 return TARGET_XPS;
-        case KNOB_DEVICE:
-                return TARGET_SYSFS;
         default:
-                return startswith(d->path, "/sys/") ? TARGET_SYSFS : TARGET_SYSCTL;
+                return startswith(path, "/sys/") ? TARGET_SYSFS : TARGET_SYSCTL;
         }
 }
 
@@ -230,7 +231,7 @@ int knob_targets(Manager *m, const KnobRef *ref, Target **ret, size_t *ret_n) {
         knob_ref_format(ref, name, sizeof(name));
         for (size_t i = 0; i < n; i++) {
                 char tname[sizeof(t->name)];
-                if (ref->desc->scope == KNOB_NAPIS) {
+                if (knob_path_is_napi(paths[i])) {
                         /* "napi-8193": the instance's own target, restored over netlink like a per-NAPI value. */
                         unsigned long id = strtoul(paths[i] + strlen("napi-"), NULL, 10);
                         snprintf(tname, sizeof(tname), "%s:%s", name, paths[i]);
@@ -246,7 +247,7 @@ int knob_targets(Manager *m, const KnobRef *ref, Target **ret, size_t *ret_n) {
                         snprintf(tname, sizeof(tname), "%s:%.*s", name, len, q ? q + 8 : "");
                 } else
                         snprintf(tname, sizeof(tname), "%s", name);
-                r = owner_file_target(m->owner, knob_target_kind(ref->desc), tname, ref->device, paths[i], &t[i]);
+                r = owner_file_target(m->owner, knob_target_kind(ref->desc, paths[i]), tname, ref->device, paths[i], &t[i]);
                 if (r < 0)
                         return r;
         }
@@ -344,7 +345,7 @@ int write_knob(Manager *m, const KnobRef *ref, const KnobValue *v, ValueOrigin o
                 _cleanup_(freep) char *cause = strdup(strempty(owner_last_error(m->owner)));
                 _cleanup_(freep) char *not_journaled =
                         r == -OWNER_E_NOT_JOURNALED ? owner_not_journaled_message(m->owner, t[i].name) : NULL;
-                const char *hint = r == -EINVAL ? knob_refusal_hint(ref->desc) : NULL;
+                const char *hint = r == -EINVAL || r == -ERANGE ? knob_refusal_hint(ref->desc) : NULL;
                 undo_targets(m, t, i, origin_layer(origin), prev.v);
                 if (r == -ENODEV)
                         return unsupported_message(ref, r, ret_message);

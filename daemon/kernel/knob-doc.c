@@ -81,7 +81,11 @@ static void md_entry(FILE *f, const KnobDesc *d) {
                 md_put(f, d->path);
         else if (d->scope == KNOB_DEVICE && pct)
                 fprintf(f, "%.*sDEV%s", (int)(pct - d->path), d->path, pct + 2);
-        else if (d->scope == KNOB_NAPIS)
+        else if (d->scope == KNOB_NAPIS && d->device_file) {
+                pct = strstr(d->device_file, "%s");
+                fprintf(f, "netlink netdev napi-set %s`, older kernels `%.*sDEV%s", d->path,
+                        (int)(pct - d->device_file), d->device_file, pct + 2);
+        } else if (d->scope == KNOB_NAPIS)
                 fprintf(f, "netlink netdev napi-set %s", d->path);
         else
                 fprintf(f, "/sys/class/net/DEV/%s/%s", queue_glob(d), d->path);
@@ -90,6 +94,9 @@ static void md_entry(FILE *f, const KnobDesc *d) {
         fputs(" | ", f);
         if (d->type == KNOB_CPUSET)
                 fputs("CPU list such as `0-3,8`, or `none`", f);
+        else if (d->type == KNOB_ENUM)
+                for (size_t i = 0; d->values[i]; i++)
+                        fprintf(f, "%s`%s`", i ? ", " : "", d->values[i]);
         else {
                 format_range(d, range, sizeof(range));
                 md_put(f, range);
@@ -101,6 +108,8 @@ static void md_entry(FILE *f, const KnobDesc *d) {
         fputs(" | ", f);
         if (d->patch)
                 fprintf(f, "`%s`", d->patch);
+        else if (d->kernel)
+                fprintf(f, "upstream, %s", d->kernel);
         else
                 fputs("upstream", f);
         fputs(" | ", f);
@@ -171,6 +180,18 @@ static void man_entry(FILE *f, const KnobDesc *d) {
         case KNOB_CPUSET:
                 fputs("CPU list such as\n.BR 0\\-3,8 ,\nor\n.B none\nfor the empty set", f);
                 break;
+        case KNOB_ENUM:
+                /* "One of .BR a , .BR b or .B c" then "\&" so the text after goes on a line of its own. */
+                fputs("One of", f);
+                for (size_t i = 0; d->values[i]; i++) {
+                        bool last = !d->values[i + 1];
+                        fputs(last ? (i ? "\nor\n.B " : "\n.B ") : "\n.BR ", f);
+                        roff_puts(f, d->values[i], true);
+                        if (!last && d->values[i + 2])
+                                fputs(" ,", f);
+                }
+                fputs("\n\\&", f);
+                break;
         }
         if (d->scope == KNOB_RX_QUEUES || d->scope == KNOB_TX_QUEUES)
                 fprintf(f, "; written to every %s queue of the device",
@@ -187,7 +208,16 @@ static void man_entry(FILE *f, const KnobDesc *d) {
         if (d->scope == KNOB_NAPIS) {
                 fputs(".br\nKernel setting \\fI", f);
                 roff_puts(f, d->path, true);
-                fputs("\\fR of every NAPI instance, through the netdev generic netlink family (napi-set).\n", f);
+                fputs("\\fR of every NAPI instance, through the netdev generic netlink family (napi-set)", f);
+                if (d->device_file) {
+                        pct = strstr(d->device_file, "%s");
+                        fputs("; on kernels whose instances lack it, the file \\fI\\%", f);
+                        roff_put(f, d->device_file, (size_t)(pct - d->device_file), true);
+                        fputs("\\fBDEVICE\\fI", f);
+                        roff_puts(f, pct + 2, true);
+                        fputs("\\fR", f);
+                }
+                fputs(".\n", f);
         } else {
                 fputs(".br\nKernel file \\fI\\%", f);
                 if (d->scope == KNOB_GLOBAL)
@@ -209,6 +239,11 @@ static void man_entry(FILE *f, const KnobDesc *d) {
                 fputs(".br\nAdded by the kernel patch\n.br\n.IR \\%", f);
                 roff_puts(f, d->patch, true);
                 fputs(" .\n", f);
+        }
+        if (d->kernel) {
+                fputs(d->device_file ? ".br\nPer NAPI instance from " : ".br\nNeeds ", f);
+                roff_puts(f, d->kernel, false);
+                fputs(d->device_file ? ".\n" : "; older kernels list it as unsupported.\n", f);
         }
 }
 

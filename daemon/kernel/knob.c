@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "macro.h"
+#include "strv.h"
 #include "sysroot.h"
 #include "units.h"
 
@@ -29,6 +30,8 @@
  * netpolld.conf(5) and docs/dbus.md (netpolld --dump-catalog, checked by
  * tests/check-catalog-docs.sh) all come from here.
  */
+static const char *const napi_threaded_values[] = { "disabled", "enabled", "busy-poll", NULL };
+
 const KnobDesc knob_catalog[_KNOB_ID_MAX] = {
         [KNOB_ID_BUSY_READ] = {
                 .name = "busy-read",
@@ -183,18 +186,26 @@ const KnobDesc knob_catalog[_KNOB_ID_MAX] = {
                 .unit = "ns",
                 .min = 0,
                 .max = INT64_MAX,
+                .kernel = "Linux 6.13",
                 .summary = "nanoseconds the device's interrupts stay suspended while an epoll application that "
-                           "prefers busy polling polls it (0 = off; 6.13+)",
+                           "prefers busy polling polls it (0 = off)",
         },
         [KNOB_ID_NAPI_THREADED] = {
                 .name = "napi-threaded",
-                .scope = KNOB_DEVICE,
-                .path = "/sys/class/net/%s/threaded",
-                .type = KNOB_COUNT,
+                .scope = KNOB_NAPIS,
+                .path = "napi-threaded",
+                /* Per instance (netdev `threaded`) from 6.17; 6.12's instances lack it, and there the
+                 * device file does disabled and enabled (it never takes busy-poll, not even on 7.2). */
+                .device_file = "/sys/class/net/%s/threaded",
+                .type = KNOB_ENUM,
+                .values = napi_threaded_values,
                 .unit = "",
                 .min = 0,
                 .max = 2,
-                .summary = "0: NAPI polls in softirq; 1: in kernel threads; 2: threads that busy-poll (6.17+)",
+                .kernel = "Linux 6.17",
+                .kernel_limit = "busy-poll needs Linux after 6.18 (7.2 has it; 6.18 refuses it with ERANGE)",
+                .summary = "where the device's NAPI instances poll: disabled (softirq), enabled (a kernel thread "
+                           "each) or busy-poll (a kernel thread each that polls without waiting for interrupts)",
         },
         [KNOB_ID_RPS_CPUS] = {
                 .name = "rps-cpus",
@@ -277,6 +288,19 @@ char *knob_ref_format(const KnobRef *r, char *buf, size_t size) {
         return buf;
 }
 
+/* A name of d->values, or its index as the kernel shows it (profiles written for the sysfs file's 0/1). */
+static int parse_enum(const KnobDesc *d, const char *s, uint64_t *ret, const char **ret_reason) {
+        for (uint64_t i = 0; s && d->values[i]; i++)
+                if (streq(s, d->values[i])) {
+                        *ret = i;
+                        return 0;
+                }
+        if (s && *s && strspn(s, "0123456789") == strlen(s))
+                return parse_u64(s, ret, ret_reason);
+        set_reason(ret_reason, "not one of the names");
+        return -EINVAL;
+}
+
 int knob_parse_value(const KnobDesc *d, const char *s, KnobValue *ret, const char **ret_reason) {
         KnobValue v = {};
         int r;
@@ -290,6 +314,9 @@ int knob_parse_value(const KnobDesc *d, const char *s, KnobValue *ret, const cha
                 break;
         case KNOB_CPUSET:
                 r = cpuset_parse_list(s, &v.cpus, ret_reason);
+                break;
+        case KNOB_ENUM:
+                r = parse_enum(d, s, &v.num, ret_reason);
                 break;
         default:
                 set_reason(ret_reason, "internal error: unknown knob type");
@@ -322,6 +349,13 @@ char *knob_expected(const KnobDesc *d) {
                 break;
         case KNOB_CPUSET:
                 return strdup("a CPU list such as 0-3,8, or none");
+        case KNOB_ENUM: {
+                _cleanup_(freep) char *names = strv_join((char **)d->values, ", ");
+                if (!names)
+                        return NULL;
+                r = asprintf(&s, "one of %s", names);
+                break;
+        }
         default:
                 return NULL;
         }
@@ -339,6 +373,11 @@ char *knob_format_value(const KnobDesc *d, const KnobValue *v) {
                 return strdup(buf);
         case KNOB_CPUSET:
                 return cpuset_format_list(&v->cpus);
+        case KNOB_ENUM:
+                if (v->num <= d->max)
+                        return strdup(d->values[v->num]);
+                snprintf(buf, sizeof(buf), "%" PRIu64, v->num); /* a mode newer than netpolld */
+                return strdup(buf);
         }
         return NULL;
 }
@@ -495,6 +534,17 @@ static int napi_names(const KnobRef *r, char ***ret) {
         if (n == 0)
                 return -EOPNOTSUPP;
         qsort(ids, n, sizeof(uint32_t), cmp_id);
+        /* Instances of a kernel that lacks this value (6.12's have no irq-suspend-timeout, 6.18's
+         * threads no busy-poll mode): the knob is absent. One instance speaks for the device. */
+        for (size_t i = 0; i < n; i++) {
+                uint64_t v;
+                e = napi_source->read(napi_source->userdata, ids[i], r->desc->path, &v);
+                if (e == -ENOENT)
+                        continue; /* gone since it was listed */
+                if (e < 0)
+                        return e;
+                break;
+        }
         l = calloc(n + 1, sizeof(char *));
         if (!l)
                 return -ENOMEM;
@@ -521,11 +571,15 @@ int knob_paths(const KnobRef *r, const char *sysroot, char ***ret) {
                 e = sysroot_exists(sysroot, devdir);
                 if (e < 0)
                         return e == -ENOENT ? -ENODEV : e;
-                if (d->scope == KNOB_NAPIS)
-                        return napi_names(r, ret);
-                if (d->scope != KNOB_DEVICE)
+                if (d->scope == KNOB_NAPIS) {
+                        e = napi_names(r, ret);
+                        if (e != -EOPNOTSUPP || !d->device_file)
+                                return e;
+                        path = expand_template(d->device_file, r->device);
+                } else if (d->scope != KNOB_DEVICE)
                         return queue_paths(r, sysroot, ret);
-                path = expand_template(d->path, r->device);
+                else
+                        path = expand_template(d->path, r->device);
         } else
                 path = strdup(d->path);
         if (!path)
@@ -621,7 +675,7 @@ int knob_read(const KnobRef *r, const char *sysroot, KnobValue *ret) {
         e = knob_paths(r, sysroot, &paths);
         if (e < 0)
                 return e;
-        if (r->desc->scope == KNOB_NAPIS)
+        if (knob_path_is_napi(paths[0]))
                 return read_napis(r->desc, paths, ret);
         return read_paths(r->desc, sysroot, paths, NULL, ret);
 }
@@ -657,4 +711,12 @@ const char *knob_refusal_hint(const KnobDesc *d) {
         if (!hints[i][0])
                 return build_refusal_hint(d, hints[i], sizeof(hints[i]));
         return hints[i];
+}
+
+bool knob_path_is_napi(const char *path) {
+        return path && startswith(path, "napi-");
+}
+
+const char *knob_needs(const KnobDesc *d) {
+        return d->patch ? d->patch : strempty(d->kernel);
 }

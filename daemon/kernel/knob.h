@@ -17,6 +17,7 @@ typedef enum KnobType {
         KNOB_COUNT,  /* decimal integer in the kernel file */
         KNOB_TIME,   /* decimal integer of unit_ns units in the kernel file */
         KNOB_CPUSET, /* hex cpumask in the kernel file, one per queue */
+        KNOB_ENUM,   /* a name of values[]; the kernel holds its index as a decimal */
 } KnobType;
 
 typedef enum KnobScope {
@@ -24,19 +25,24 @@ typedef enum KnobScope {
         KNOB_DEVICE,    /* one file per device; path is a template with one %s */
         KNOB_RX_QUEUES, /* one file per rx-N queue; path is the file name */
         KNOB_TX_QUEUES, /* one file per tx-N queue; path is the file name */
-        KNOB_NAPIS,     /* one value per NAPI instance of the device, no file: netdev netlink
-                         * napi-get/napi-set; path is the per-NAPI knob's name (napi.h) */
+        KNOB_NAPIS,     /* one value per NAPI instance of the device: netdev netlink napi-get/napi-set;
+                         * path is the per-NAPI knob's name (napi.h); device_file, when set, is the
+                         * device's file used instead on kernels whose instances lack the value */
 } KnobScope;
 
 typedef struct KnobDesc {
         const char *name;    /* canonical name used by CLI, D-Bus and profiles */
         KnobScope scope;
         const char *path;
+        const char *device_file; /* KNOB_NAPIS: template with one %s, or NULL (above) */
         KnobType type;
         uint64_t unit_ns;    /* KNOB_TIME: size of the base unit */
         const char *unit;    /* base unit for humans: "us", "packets", "" */
         uint64_t min, max;   /* accepted range in base units (numeric types) */
+        const char *const *values; /* KNOB_ENUM: the names, by kernel value, NULL-terminated */
         const char *patch;   /* NULL: upstream; else the kernel-patches/ file that adds it */
+        const char *kernel;  /* upstream knobs newer than Debian 12's kernel: the Linux that adds
+                              * them as netpolld uses them ("Linux 6.13"), or NULL */
         const char *summary; /* one line for listings */
         const char *kernel_limit; /* what else the kernel refuses, beyond [min, max], or NULL */
 } KnobDesc;
@@ -89,15 +95,15 @@ int knob_ref_parse(const char *s, KnobRef *ret, const char **ret_reason);
 char *knob_ref_format(const KnobRef *r, char *buf, size_t size);
 
 typedef struct KnobValue {
-        uint64_t num; /* KNOB_COUNT, KNOB_TIME (base units) */
+        uint64_t num; /* KNOB_COUNT, KNOB_TIME (base units), KNOB_ENUM (index) */
         CpuSet cpus;  /* KNOB_CPUSET */
 } KnobValue;
 
-/* User input with units ("1.5ms", "300", "0-3"), range-checked against the catalog. */
+/* User input with units ("1.5ms", "300", "0-3", "busy-poll" or its index), range-checked against the catalog. */
 int knob_parse_value(const KnobDesc *d, const char *s, KnobValue *ret, const char **ret_reason);
 /* What knob_parse_value accepts, for messages: "a time such as 50us or 2ms (bare number: us), 0us..2147483647us". Caller frees. */
 char *knob_expected(const KnobDesc *d);
-/* Human form with the base unit: "50us", "300", "0-3". Caller frees. */
+/* Human form with the base unit: "50us", "300", "0-3", "busy-poll". Caller frees. */
 char *knob_format_value(const KnobDesc *d, const KnobValue *v);
 bool knob_value_equal(const KnobDesc *d, const KnobValue *a, const KnobValue *b);
 
@@ -127,9 +133,12 @@ void knob_set_napi_source(const KnobNapiSource *src);
  * Queue knobs give one path per queue, sorted by queue number. -ENODEV when the
  * device does not exist, -EOPNOTSUPP when a global or device file is absent
  * (the kernel lacks the knob). KNOB_NAPIS knobs give "napi-ID" per instance,
- * sorted by id, instead of paths.
+ * sorted by id, instead of paths (knob_path_is_napi()), or their device_file
+ * when the instances lack the value.
  */
 int knob_paths(const KnobRef *r, const char *sysroot, char ***ret);
+/* True for knob_paths()'s "napi-ID" entries (set over netlink), false for files. */
+bool knob_path_is_napi(const char *path);
 
 /* 1 supported, 0 unsupported (file absent), -ENODEV device missing, other negative errno. */
 int knob_supported(const KnobRef *r, const char *sysroot);
@@ -147,3 +156,9 @@ int knob_read(const KnobRef *r, const char *sysroot, KnobValue *ret);
  * netdev-budget-time). Static storage, built from the entry on first use.
  */
 const char *knob_refusal_hint(const KnobDesc *d);
+
+/*
+ * What a kernel without d needs, for listings and messages: the patch file
+ * ("0002-softirq-...patch"), the upstream version ("Linux 6.13"), or "".
+ */
+const char *knob_needs(const KnobDesc *d);

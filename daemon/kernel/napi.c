@@ -19,6 +19,7 @@ static const KnobDesc *const descs[_NAPI_KNOB_MAX] = {
         [NAPI_KNOB_DEFER_HARD_IRQS] = &knob_catalog[KNOB_ID_NAPI_DEFER_HARD_IRQS],
         [NAPI_KNOB_GRO_FLUSH_TIMEOUT] = &knob_catalog[KNOB_ID_GRO_FLUSH_TIMEOUT],
         [NAPI_KNOB_IRQ_SUSPEND_TIMEOUT] = &knob_catalog[KNOB_ID_IRQ_SUSPEND_TIMEOUT],
+        [NAPI_KNOB_THREADED] = &knob_catalog[KNOB_ID_NAPI_THREADED],
 };
 
 const char *napi_knob_to_string(NapiKnob k) {
@@ -58,7 +59,8 @@ int napi_ref_parse(const char *s, NapiRef *ret, const char **ret_reason) {
         knob[at - s] = 0;
         if (napi_knob_from_string(knob, &r.knob) < 0)
                 return fail(ret_reason,
-                            "unknown per-NAPI knob; expected napi-defer-hard-irqs, gro-flush-timeout or irq-suspend-timeout",
+                            "unknown per-NAPI knob; expected napi-defer-hard-irqs, gro-flush-timeout, irq-suspend-timeout "
+                            "or napi-threaded",
                             -ENOENT);
 
         colon = strrchr(at + 1, ':');

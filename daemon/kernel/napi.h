@@ -22,10 +22,11 @@ typedef enum NapiKnob {
         NAPI_KNOB_DEFER_HARD_IRQS,     /* count, 0..INT32_MAX */
         NAPI_KNOB_GRO_FLUSH_TIMEOUT,   /* ns */
         NAPI_KNOB_IRQ_SUSPEND_TIMEOUT, /* ns */
+        NAPI_KNOB_THREADED,            /* 0 disabled, 1 enabled (a kthread), 2 busy-poll (a kthread that spins) */
         _NAPI_KNOB_MAX,
 } NapiKnob;
 
-/* "napi-defer-hard-irqs", "gro-flush-timeout", "irq-suspend-timeout". */
+/* "napi-defer-hard-irqs", "gro-flush-timeout", "irq-suspend-timeout", "napi-threaded". */
 const char *napi_knob_to_string(NapiKnob k);
 int napi_knob_from_string(const char *s, NapiKnob *ret);
 /* The value's type, unit and range, shaped like a catalog entry (knob_parse_value() and friends accept it). */

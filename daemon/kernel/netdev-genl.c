@@ -41,7 +41,9 @@ enum {
         NETDEV_A_NAPI_DEFER_HARD_IRQS = 5,    /* u32 */
         NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT = 6,  /* uint: 4 or 8 bytes */
         NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT = 7, /* uint */
+        NETDEV_A_NAPI_THREADED = 8,            /* u32: 0 disabled, 1 enabled (6.17+), 2 busy-poll (after 6.18) */
 };
+#define NAPI_THREADED_BUSY_POLL 2
 
 enum {
         NETDEV_A_QUEUE_ID = 1,
@@ -65,6 +67,7 @@ static const int napi_attr[_NAPI_KNOB_MAX] = {
         [NAPI_KNOB_DEFER_HARD_IRQS] = NETDEV_A_NAPI_DEFER_HARD_IRQS,
         [NAPI_KNOB_GRO_FLUSH_TIMEOUT] = NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT,
         [NAPI_KNOB_IRQ_SUSPEND_TIMEOUT] = NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT,
+        [NAPI_KNOB_THREADED] = NETDEV_A_NAPI_THREADED,
 };
 
 struct NetdevGenl {
@@ -535,14 +538,15 @@ int netdev_genl_napi_set(NetdevGenl *g, uint32_t napi_id, NapiKnob knob, uint64_
 
         if (napi_id == 0 || knob >= _NAPI_KNOB_MAX)
                 return -EINVAL;
-        if (knob == NAPI_KNOB_DEFER_HARD_IRQS && value > INT32_MAX)
+        if ((knob == NAPI_KNOB_DEFER_HARD_IRQS && value > INT32_MAX) ||
+            (knob == NAPI_KNOB_THREADED && value > NAPI_THREADED_BUSY_POLL))
                 return -ERANGE;
         r = new_request(g, NETDEV_CMD_NAPI_SET, false, &msg);
         if (r < 0)
                 return r;
         if (nla_put_u32(msg, NETDEV_A_NAPI_ID, napi_id) < 0)
                 return -ENOMEM;
-        if (knob == NAPI_KNOB_DEFER_HARD_IRQS)
+        if (knob == NAPI_KNOB_DEFER_HARD_IRQS || knob == NAPI_KNOB_THREADED)
                 r = nla_put_u32(msg, napi_attr[knob], (uint32_t)value);
         else
                 r = nla_put_u64(msg, napi_attr[knob], value); /* NLA_UINT takes 8 bytes as well */

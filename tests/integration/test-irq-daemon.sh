@@ -396,6 +396,56 @@ case_device_irq_suspend_timeout() {
         expect_eq "the kernel's values after reset" "$(kernel_napi "$DEV0" | awk '{ print $5 }' | sort -u)" "$orig"
 }
 
+# napi-threaded@DEV: the mode of every NAPI instance over netlink on 6.17+
+# (the device's threaded file stays as it was), each instance journaled and
+# handed back; busy-poll either works (a kernel after 6.18) or is refused
+# naming the kernel that has it, changing nothing.
+case_device_napi_threaded() {
+        need_daemon || return
+        local ref=napi-threaded@$DEV0 ifindex orig k pid
+        ifindex=$(cat "/sys/class/net/$DEV0/ifindex")
+        orig=$(python3 "$NAPI_DUMP" threaded "$ifindex")
+        if [ "$(awk '{ print $2 }' <<<"$orig" | sort -u)" = - ]; then
+                skip "this kernel's NAPI instances have no threaded mode (before 6.17): the device file is used"
+                return
+        fi
+        ctl set "$ref" enabled
+        expect_rc 0
+        expect_eq "set output" "$OUT" "$ref set to enabled"
+        k=$(python3 "$NAPI_DUMP" threaded "$ifindex")
+        expect_eq "the kernel's threaded mode of every NAPI instance of $DEV0" "$(awk '{ print $2 }' <<<"$k" | sort -u)" 1
+        pid=$(awk 'NR == 1 { print $3 }' <<<"$k")
+        [[ $(cat "/proc/$pid/comm" 2>/dev/null) == napi/* ]] ||
+                fail "NAPI $NAPI0 has no napi/ kernel thread (pid '$pid')" "$k"
+        expect_eq "$DEV0's device-wide threaded file (napi-set does not show there)" \
+                "$(cat "/sys/class/net/$DEV0/threaded")" 0
+        ctl get "$ref" "napi-threaded@$DEV0:napi-$NAPI0"
+        expect_rc 0
+        expect_eq "get" "$(awk 'NR > 1 { print $2, $3 }' <<<"$OUT")" "enabled manual
+enabled manual"
+        journal_has "^napi\tnapi-threaded@$DEV0:napi-$NAPI0\t$DEV0\t$ifindex\tnapi:$NAPI0:napi-threaded\t0$" ||
+                fail "no napi: journal entry for napi-threaded" "$(cat "$STATE/restore.journal" 2>&1)"
+        ctl set "$ref" busy-poll
+        if [ "$RC" = 0 ]; then
+                expect_eq "busy-poll in the kernel" \
+                        "$(python3 "$NAPI_DUMP" threaded "$ifindex" | awk '{ print $2 }' | sort -u)" 2
+        else
+                expect_rc 1
+                expect_contains "busy-poll refused" "$ERR" "busy-poll needs Linux after 6.18"
+                expect_eq "the kernel's modes after the refusal" \
+                        "$(python3 "$NAPI_DUMP" threaded "$ifindex" | awk '{ print $2 }' | sort -u)" 1
+        fi
+        ctl set "napi-threaded@$DEV0:napi-$NAPI0" busy-poll
+        [ "$RC" = 0 ] || expect_contains "per-NAPI busy-poll refused" "$ERR" "busy-poll needs Linux after 6.18"
+        ctl set "$ref" sometimes
+        expect_rc 2
+        expect_contains "bad mode" "$ERR" "expected one of disabled, enabled, busy-poll"
+        ctl reset "$ref"
+        expect_rc 0
+        expect_eq "the kernel's modes after reset" \
+                "$(python3 "$NAPI_DUMP" threaded "$ifindex" | awk '{ print $1, $2 }')" "$(awk '{ print $1, $2 }' <<<"$orig")"
+}
+
 case_profile_without_irq_hands_back() {
         need_daemon || return
         ctl profile set itest-noirq
@@ -742,6 +792,8 @@ run_case "a steered veth renamed keeps its steering under the new name, also aft
         case_renamed_and_bridged_veth_followed
 run_case "per-NAPI values set and read back (netpollctl and the kernel)" case_napi_set_and_get
 run_case "irq-suspend-timeout@DEV sets, journals and hands back every NAPI instance" case_device_irq_suspend_timeout
+run_case "napi-threaded@DEV sets the mode of every NAPI instance, refuses busy-poll where the kernel lacks it" \
+        case_device_napi_threaded
 run_case "a profile without [irq] hands the devices back; switching back steers again" \
         case_profile_without_irq_hands_back
 run_case "SIGTERM restores RPS/XPS and per-NAPI values" case_sigterm_restores
