@@ -3,7 +3,9 @@
  * verb-irq.c: netpollctl irq: every network queue with its NAPI instance,
  * IRQ, the IRQ's CPUs, RPS and XPS masks and steering state, from ListIrqs
  * (a(ssuissss): device, queue, napi id (0: none), irq (-1: none), cpus,
- * rps, xps, state).
+ * rps, xps, state), and each NAPI instance's napi-threaded mode and kernel
+ * thread from ListNapiThreads (a(susis): device, napi id, mode ("" unknown),
+ * thread pid (-1: none), the thread's CPUs).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,7 +24,38 @@ typedef struct IrqInfo {
         const char *rps;
         const char *xps;
         const char *state;
+        /* From ListNapiThreads; NULL/-1 when the instance has none or the daemon predates it. */
+        const char *mode;
+        int32_t thread;
+        const char *thread_cpus;
 } IrqInfo;
+
+/* Joins ListNapiThreads' rows into l by (device, napi id); the strings stay reply's. */
+static int parse_threads(sd_bus_message *reply, IrqInfo *l, size_t n) {
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "(susis)");
+        if (r < 0)
+                return r;
+        for (;;) {
+                const char *device, *mode, *cpus;
+                uint32_t napi_id;
+                int32_t pid;
+
+                r = sd_bus_message_read(reply, "(susis)", &device, &napi_id, &mode, &pid, &cpus);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                for (size_t i = 0; i < n; i++)
+                        if (l[i].napi_id == napi_id && streq(l[i].device, device)) {
+                                l[i].mode = mode;
+                                l[i].thread = pid;
+                                l[i].thread_cpus = cpus;
+                        }
+        }
+        return sd_bus_message_exit_container(reply);
+}
 
 /* *ret (free()) borrows the strings of reply. */
 static int parse_irqs(sd_bus_message *reply, IrqInfo **ret, size_t *ret_n) {
@@ -34,7 +67,7 @@ static int parse_irqs(sd_bus_message *reply, IrqInfo **ret, size_t *ret_n) {
         if (r < 0)
                 return r;
         for (;;) {
-                IrqInfo i = {};
+                IrqInfo i = { .thread = -1 };
 
                 r = sd_bus_message_read(reply, "(ssuissss)", &i.device, &i.queue, &i.napi_id, &i.irq, &i.cpus,
                                         &i.rps, &i.xps, &i.state);
@@ -56,7 +89,8 @@ static int parse_irqs(sd_bus_message *reply, IrqInfo **ret, size_t *ret_n) {
 }
 
 static int print_table(const IrqInfo *l, size_t n) {
-        static const char *const headers[] = { "device", "queue", "napi", "irq", "cpus", "rps", "xps", "state" };
+        static const char *const headers[] = { "device", "queue", "napi", "irq",    "cpus",   "rps",
+                                               "xps",    "mode",  "thread", "thread-cpus", "state" };
         _cleanup_(table_freep) Table *t = NULL;
         int r;
 
@@ -64,14 +98,17 @@ static int print_table(const IrqInfo *l, size_t n) {
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n; i++) {
-                char napi[16] = "", irq[16] = "";
+                char napi[16] = "", irq[16] = "", thread[16] = "";
 
                 /* An empty cell prints as "-": no NAPI instance, no IRQ of its own, not an rx/tx queue. */
                 if (l[i].napi_id)
                         snprintf(napi, sizeof(napi), "%" PRIu32, l[i].napi_id);
                 if (l[i].irq >= 0)
                         snprintf(irq, sizeof(irq), "%" PRIi32, l[i].irq);
-                r = table_add_cells(t, l[i].device, l[i].queue, napi, irq, l[i].cpus, l[i].rps, l[i].xps, l[i].state);
+                if (l[i].thread > 0)
+                        snprintf(thread, sizeof(thread), "%" PRIi32, l[i].thread);
+                r = table_add_cells(t, l[i].device, l[i].queue, napi, irq, l[i].cpus, l[i].rps, l[i].xps,
+                                    strempty(l[i].mode), thread, strempty(l[i].thread_cpus), l[i].state);
                 if (r < 0)
                         return r;
         }
@@ -99,13 +136,20 @@ static int add_entry(json_object *array, const IrqInfo *i) {
         if (r >= 0)
                 r = json_add_string(o, "xps", i->xps[0] ? i->xps : NULL);
         if (r >= 0)
+                r = json_add_string(o, "napi_mode", i->mode && i->mode[0] ? i->mode : NULL);
+        if (r >= 0)
+                r = i->thread > 0 ? json_add_int(o, "napi_thread", i->thread) : json_add(o, "napi_thread", NULL);
+        if (r >= 0)
+                r = json_add_string(o, "napi_thread_cpus",
+                                    i->thread_cpus && i->thread_cpus[0] ? i->thread_cpus : NULL);
+        if (r >= 0)
                 r = json_add_string(o, "state", i->state);
         return r;
 }
 
 CtlStatus verb_irq(int argc, char **argv) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *threads = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(json_object_putp) json_object *array = NULL;
         _cleanup_(freep) IrqInfo *l = NULL;
@@ -121,6 +165,17 @@ CtlStatus verb_irq(int argc, char **argv) {
         if (r < 0) {
                 ctl_bad_reply(&error, r, "ListIrqs");
                 return ctl_bus_failed(&error, r);
+        }
+        r = ctl_call(bus, "ListNapiThreads", &error, &threads, NULL);
+        if (r < 0 && !sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD))
+                return ctl_bus_failed(&error, r);
+        sd_bus_error_free(&error); /* a netpolld before ListNapiThreads: no modes to show */
+        if (r >= 0) {
+                r = parse_threads(threads, l, n);
+                if (r < 0) {
+                        ctl_bad_reply(&error, r, "ListNapiThreads");
+                        return ctl_bus_failed(&error, r);
+                }
         }
 
         if (!arg_json) {

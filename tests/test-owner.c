@@ -502,6 +502,34 @@ START_TEST(test_owner_check_forgets_targets_of_gone_device) {
 }
 END_TEST
 
+/* A NAPI instance's kernel thread: a CPU list through the backend, "thread" in the journal, forgotten when the
+ * thread ends, also after somebody else moved it. */
+START_TEST(test_owner_thread_target_is_a_cpu_list_forgotten_with_its_thread) {
+        Target t;
+
+        napi.v[2].key = "napi:8195:thread-cpus";
+        snprintf(napi.v[2].value, sizeof(napi.v[2].value), "0-3");
+        ck_assert_int_eq(owner_thread_target(o, "napi-thread-affinity@eth1:napi-8195", "eth1", 8195, "thread-cpus", &t),
+                         0);
+        ck_assert_int_eq(t.kind, TARGET_THREAD);
+        set_ok(&t, LAYER_PROFILE, "1");
+        ck_assert_str_eq(napi.v[2].value, "1");
+        assert_journaled("napi:8195:thread-cpus", "0-3");
+        {
+                _cleanup_(freep) char *f = tu_read(state, JOURNAL_FILE);
+                ck_assert_ptr_nonnull(strstr(f, "thread\tnapi-thread-affinity@eth1:napi-8195\teth1\t3\t"));
+        }
+        ck_assert_int_eq(owner_check(o), 0); /* "1" read back as "1" */
+        snprintf(napi.v[2].value, sizeof(napi.v[2].value), "2"); /* taskset by hand */
+        ck_assert_int_eq(owner_check(o), 1);
+        assert_state(&t, "2", ORIGIN_EXTERNAL);
+        napi.v[2].key = "napi:8195:gone"; /* the thread ended (threaded mode off) */
+        ck_assert_int_eq(owner_check(o), 0);
+        ck_assert_int_eq(owner_origin(o, &t), ORIGIN_DEFAULT);
+        assert_no_journal_file();
+}
+END_TEST
+
 START_TEST(test_owner_set_on_replaced_device_forgets_old_original) {
         Target old = gro(), new;
 
@@ -780,6 +808,8 @@ START_TEST(test_owner_value_equal_by_kind) {
         ck_assert(!owner_value_equal(TARGET_IRQ, "0-1", "0-2"));
         ck_assert(owner_value_equal(TARGET_SYSCTL, "050", "50"));
         ck_assert(owner_value_equal(TARGET_NAPI, "20000", "20000"));
+        ck_assert(owner_value_equal(TARGET_THREAD, "0-1", "0,1"));
+        ck_assert(!owner_value_equal(TARGET_THREAD, "1", "0-1"));
         ck_assert(!owner_value_equal(TARGET_SYSFS, "1", "2"));
         ck_assert(owner_value_equal(TARGET_SYSCTL, "4096\t131072\t6291456", "4096 131072  6291456"));
         ck_assert(!owner_value_equal(TARGET_SYSCTL, "4096\t131072\t6291456", "4096\t131072"));
@@ -917,6 +947,7 @@ static Suite *owner_suite(void) {
         tcase_add_test(tc, test_owner_file_target_reads_device_identity);
         tcase_add_loop_test(tc, test_owner_restore_all_drops_value_of_gone_device, 0, (int)ELEMENTSOF(device_goes));
         tcase_add_loop_test(tc, test_owner_check_forgets_targets_of_gone_device, 0, (int)ELEMENTSOF(device_goes));
+        tcase_add_test(tc, test_owner_thread_target_is_a_cpu_list_forgotten_with_its_thread);
         tcase_add_test(tc, test_owner_set_on_replaced_device_forgets_old_original);
         tcase_add_test(tc, test_owner_forget_device_drops_its_targets);
         tcase_add_test(tc, test_owner_rename_device_moves_keys_and_journal);

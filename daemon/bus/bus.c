@@ -480,9 +480,10 @@ static int method_get_metrics(sd_bus_message *message, void *userdata, sd_bus_er
         return sd_bus_reply_method_return(message, "s", text);
 }
 
-static int method_list_irqs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+/* ListIrqs and ListNapiThreads: the same rows (irqpin_list()), appended in one method's shape. */
+static int reply_irq_rows(sd_bus_message *message, Manager *m, sd_bus_error *error,
+                          int (*append)(sd_bus_message *m, const IrqRow *rows, size_t n)) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        Manager *m = userdata;
         IrqRow *rows = NULL;
         size_t n = 0;
         int r;
@@ -495,11 +496,19 @@ static int method_list_irqs(sd_bus_message *message, void *userdata, sd_bus_erro
                 return r;
         r = sd_bus_message_new_method_return(message, &reply);
         if (r >= 0)
-                r = irq_rows_append(reply, rows, n);
+                r = append(reply, rows, n);
         irq_rows_free(rows, n);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_list_irqs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        return reply_irq_rows(message, userdata, error, irq_rows_append);
+}
+
+static int method_list_napi_threads(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        return reply_irq_rows(message, userdata, error, napi_thread_rows_append);
 }
 
 static int property_get_string(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -596,6 +605,9 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListIrqs", SD_BUS_NO_ARGS, SD_BUS_RESULT(IRQ_ROWS_SIGNATURE, irqs),
                                 method_list_irqs, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListNapiThreads", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT(NAPI_THREAD_ROWS_SIGNATURE, napis), method_list_napi_threads,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetMode", SD_BUS_ARGS("s", mode), SD_BUS_NO_RESULT, method_set_mode, PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetLoad", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("s", source, "b", psi, "a(utttttt)", cpus), method_get_load,

@@ -174,6 +174,9 @@ static void on_owner_change(const Target *t, const char *old, const char *new, c
         }
         if (m->bus && !streq(o, n))
                 bus_emit_knob_changed(m->bus, t->name, o, n, reason);
+        /* A NAPI instance netpolld made threaded has a new kernel thread: steering places it. */
+        if (m->irqpin && startswith(t->name, "napi-threaded@") && !streq(reason, "external"))
+                (void)irqpin_schedule_refresh(m->irqpin);
 }
 
 /* Current value formatted with units (and parsed into *ret when not NULL), or NULL when it cannot be read. */

@@ -7,10 +7,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpuset.h"
 #include "macro.h"
 #include "netdev-genl.h"
 
@@ -21,7 +23,10 @@ struct NapiBackend {
         KnobNapiSource knobs;
 };
 
-/* "napi:ID:KNOB" into its parts. */
+/* The key's value that is not a napi-set attribute: the instance's kernel thread's CPUs. */
+#define KNOB_THREAD_CPUS _NAPI_KNOB_MAX
+
+/* "napi:ID:KNOB" into its parts; KNOB_THREAD_CPUS for "napi:ID:thread-cpus". */
 static int parse_key(const char *key, uint32_t *ret_id, NapiKnob *ret_knob) {
         const char *p = startswith(key, "napi:");
         char *end;
@@ -31,9 +36,49 @@ static int parse_key(const char *key, uint32_t *ret_id, NapiKnob *ret_knob) {
                 return -EINVAL;
         errno = 0;
         id = strtoull(p, &end, 10);
-        if (errno || id == 0 || id > UINT32_MAX || *end != ':' || napi_knob_from_string(end + 1, ret_knob) < 0)
+        if (errno || id == 0 || id > UINT32_MAX || *end != ':')
+                return -EINVAL;
+        if (streq(end + 1, NAPI_THREAD_CPUS))
+                *ret_knob = KNOB_THREAD_CPUS;
+        else if (napi_knob_from_string(end + 1, ret_knob) < 0)
                 return -EINVAL;
         *ret_id = (uint32_t)id;
+        return 0;
+}
+
+/* The CPUs a kernel thread may run on, as a list; -ENOENT when it is gone. */
+int napi_thread_cpus(int pid, char **ret) {
+        cpu_set_t mask;
+        CpuSet set;
+
+        if (pid <= 0)
+                return -ENOENT;
+        CPU_ZERO(&mask);
+        if (sched_getaffinity(pid, sizeof(mask), &mask) < 0)
+                return errno == ESRCH ? -ENOENT : negative_errno();
+        cpuset_zero(&set);
+        for (unsigned c = 0; c < CPU_SETSIZE; c++)
+                if (CPU_ISSET(c, &mask))
+                        cpuset_add(&set, c);
+        *ret = cpuset_format_list(&set);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int thread_cpus_write(int pid, const char *value) {
+        cpu_set_t mask;
+        CpuSet set;
+
+        if (pid <= 0)
+                return -ENOENT;
+        if (cpuset_parse_list(value, &set, NULL) < 0 || cpuset_is_empty(&set) || cpuset_last(&set) >= CPU_SETSIZE)
+                return -EINVAL;
+        CPU_ZERO(&mask);
+        for (unsigned c = 0; c < CPU_SETSIZE; c++)
+                if (cpuset_has(&set, c))
+                        CPU_SET(c, &mask);
+        /* EINVAL: none of them online or allowed; the kernel leaves the thread where it was. */
+        if (sched_setaffinity(pid, sizeof(mask), &mask) < 0)
+                return errno == ESRCH ? -ENOENT : negative_errno();
         return 0;
 }
 
@@ -70,6 +115,8 @@ static int backend_read(void *userdata, const Target *t, char **ret) {
 
         if (r < 0)
                 return r;
+        if (k == KNOB_THREAD_CPUS)
+                return napi_thread_cpus(info.pid, ret);
         if (!info.has[k])
                 return -EOPNOTSUPP;
         return asprintf(ret, "%" PRIu64, info.value[k]) < 0 ? -ENOMEM : 0;
@@ -85,6 +132,11 @@ static int backend_write(void *userdata, const Target *t, const char *value) {
         r = parse_key(t->key, &id, &k);
         if (r < 0)
                 return r;
+        if (k == KNOB_THREAD_CPUS) {
+                NapiInfo info;
+                r = backend_get(userdata, t, &info, &k);
+                return r < 0 ? r : thread_cpus_write(info.pid, value);
+        }
         errno = 0;
         unsigned long long v = strtoull(value, &end, 10);
         if (errno || *end || !(*value >= '0' && *value <= '9'))

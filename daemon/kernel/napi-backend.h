@@ -5,11 +5,18 @@
  * socket of its own in netpolld's network namespace, opened on first use,
  * so that the crash replay at start-up works before steering exists. An
  * instance that is gone reads as -ENOENT. Does not log.
+ *
+ * One more value per instance, key "napi:ID:" NAPI_THREAD_CPUS: the CPU
+ * list of its kernel thread (threaded mode), read and written with
+ * sched_getaffinity/sched_setaffinity on the pid napi-get reports; -ENOENT
+ * when the instance has no thread (softirq mode) or it ended meanwhile.
  */
 #pragma once
 
 #include "knob.h"
 #include "owner.h"
+
+#define NAPI_THREAD_CPUS "thread-cpus"
 
 typedef struct NapiBackend NapiBackend;
 
@@ -20,5 +27,7 @@ static inline void napi_backend_freep(NapiBackend **b) {
                 napi_backend_free(*b);
 }
 const TargetBackend *napi_backend_ops(NapiBackend *b);
+/* The CPU list a kernel thread may run on ("1", "0-3"); -ENOENT when there is no such thread. */
+int napi_thread_cpus(int pid, char **ret);
 /* The same socket as the catalog's source for device-wide per-NAPI knobs (knob_set_napi_source()). */
 const KnobNapiSource *napi_backend_knob_source(NapiBackend *b);

@@ -40,6 +40,7 @@ typedef enum SteerFile {
         STEER_IRQ, /* /proc/irq/N/smp_affinity_list: a CPU list */
         STEER_RPS, /* /sys/class/net/DEV/queues/rx-N/rps_cpus: a hex mask */
         STEER_XPS, /* /sys/class/net/DEV/queues/tx-N/xps_cpus: a hex mask */
+        STEER_THREAD, /* no file: the CPUs of the NAPI instance's kernel thread (napi-backend.h), a list */
 } SteerFile;
 
 /* The file's path relative to the sysroot; number is the IRQ or the queue index. Caller frees. */

@@ -8,6 +8,14 @@
  *   attributes (threaded, napi_defer_hard_irqs, gro_flush_timeout,
  *   queues/rx-N/rps_cpus and tx-N/xps_cpus) and for changes made over rtnetlink.
  *
+ * and, when held (the unit grants it):
+ *
+ *   CAP_SYS_NICE: [irq] steering places the kernel threads of threaded NAPI
+ *   instances; sched_setaffinity(2) on a task whose permitted set is not a
+ *   subset of the caller's (every kernel thread) needs it
+ *   (cap_task_setscheduler()). Without it those threads stay where the
+ *   kernel put them, and their queue's state says "failed".
+ *
  * and, permitted but not effective, only when the starting profile adapts
  * and no CPU pressure file was passed (cpuwake.h):
  *
@@ -49,10 +57,10 @@ static void cap_freep(cap_t *c) {
 }
 
 int caps_drop_to_minimum(bool keep_ptrace, bool keep_resource) {
-        cap_value_t keep[3] = { CAP_NET_ADMIN };
+        cap_value_t keep[4] = { CAP_NET_ADMIN };
         size_t n_keep = 1, n_effective;
         _cleanup_(cap_freep) cap_t cur = NULL, want = NULL, none = NULL;
-        cap_flag_value_t setpcap = CAP_CLEAR, ptrace = CAP_CLEAR, resource = CAP_CLEAR;
+        cap_flag_value_t setpcap = CAP_CLEAR, ptrace = CAP_CLEAR, resource = CAP_CLEAR, nice = CAP_CLEAR;
         int last = (int)cap_max_bits() - 1;
 
         cur = cap_get_proc();
@@ -64,6 +72,10 @@ int caps_drop_to_minimum(bool keep_ptrace, bool keep_resource) {
                 return 1; /* an unprivileged run: nothing to drop */
 
         /* Kept only if held: a unit without them (no live-sockets drop-in, say) must still start. */
+        if (cap_get_flag(cur, CAP_SYS_NICE, CAP_PERMITTED, &nice) < 0)
+                return negative_errno();
+        if (nice == CAP_SET)
+                keep[n_keep++] = CAP_SYS_NICE;
         if (keep_ptrace && cap_get_flag(cur, CAP_SYS_PTRACE, CAP_PERMITTED, &ptrace) < 0)
                 return negative_errno();
         if (ptrace == CAP_SET)

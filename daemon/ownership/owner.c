@@ -45,6 +45,7 @@ struct Owner {
 static const char *const kind_names[_TARGET_KIND_MAX] = {
         [TARGET_SYSCTL] = "sysctl", [TARGET_SYSFS] = "sysfs", [TARGET_IRQ] = "irq",
         [TARGET_RPS] = "rps",       [TARGET_XPS] = "xps",     [TARGET_NAPI] = "napi",
+        [TARGET_THREAD] = "thread",
 };
 
 const char *target_kind_to_string(TargetKind k) {
@@ -142,9 +143,14 @@ static int device_ifindex(const Owner *o, const char *name) {
         return (int)v;
 }
 
+/* Values of a NAPI instance (key "napi:ID:..."), read and written by the backend, not in a file. */
+static bool per_napi(TargetKind kind) {
+        return kind == TARGET_NAPI || kind == TARGET_THREAD;
+}
+
 /* The ifindex the target's device or NAPI instance has now (-ENODEV: gone), 0 for a value of no device. */
 static int current_ifindex(const Owner *o, TargetKind kind, const char *device, const char *key) {
-        if (kind == TARGET_NAPI) {
+        if (per_napi(kind)) {
                 Target t = { .kind = kind };
                 int r;
 
@@ -185,7 +191,7 @@ static int make_target(const Owner *o, TargetKind kind, const char *name, const 
 
 int owner_file_target(const Owner *o, TargetKind kind, const char *name, const char *device, const char *path,
                       Target *ret) {
-        if (kind < 0 || kind >= _TARGET_KIND_MAX || kind == TARGET_NAPI || !name || !path || startswith(path, "napi:"))
+        if (kind < 0 || kind >= _TARGET_KIND_MAX || per_napi(kind) || !name || !path || startswith(path, "napi:"))
                 return -EINVAL;
         return make_target(o, kind, name, device, path, ret);
 }
@@ -200,16 +206,28 @@ int owner_napi_target(const Owner *o, const char *name, const char *device, uint
         return make_target(o, TARGET_NAPI, name, device, key, ret);
 }
 
+int owner_thread_target(const Owner *o, const char *name, const char *device, uint32_t napi_id, const char *value,
+                        Target *ret) {
+        Target t;
+        int r = owner_napi_target(o, name, device, napi_id, value, &t);
+
+        if (r < 0)
+                return r;
+        t.kind = TARGET_THREAD;
+        *ret = t;
+        return 0;
+}
+
 /* ---- kernel I/O ---------------------------------------------------------------------------- */
 
 int owner_read(const Owner *o, const Target *t, char **ret) {
-        if (t->kind == TARGET_NAPI)
+        if (per_napi(t->kind))
                 return o->have_napi ? o->napi.read(o->napi.userdata, t, ret) : -EOPNOTSUPP;
         return sysroot_read_value(o->sysroot, t->key, ret);
 }
 
 static int kernel_write(const Owner *o, const Target *t, const char *value) {
-        if (t->kind == TARGET_NAPI)
+        if (per_napi(t->kind))
                 return o->have_napi ? o->napi.write(o->napi.userdata, t, value) : -EOPNOTSUPP;
         return sysroot_write_value(o->sysroot, t->key, value);
 }
@@ -254,6 +272,7 @@ bool owner_value_equal(TargetKind kind, const char *a, const char *b) {
                 return false;
         switch (kind) {
         case TARGET_IRQ:
+        case TARGET_THREAD:
                 return cpuset_parse_list(a, &x, NULL) >= 0 && cpuset_parse_list(b, &y, NULL) >= 0 &&
                        cpuset_equal(&x, &y);
         case TARGET_RPS:
@@ -445,6 +464,7 @@ static bool kernel_text_valid(TargetKind kind, const char *s) {
 
         switch (kind) {
         case TARGET_IRQ:
+        case TARGET_THREAD:
                 return cpuset_parse_list(s, &x, NULL) >= 0;
         case TARGET_RPS:
         case TARGET_XPS:
@@ -467,7 +487,7 @@ static bool kernel_text_valid(TargetKind kind, const char *s) {
 }
 
 static const char *kind_expects(TargetKind kind) {
-        return kind == TARGET_IRQ                         ? "a CPU list"
+        return kind == TARGET_IRQ || kind == TARGET_THREAD ? "a CPU list"
                : kind == TARGET_RPS || kind == TARGET_XPS ? "a hex CPU mask"
                                                           : "a number";
 }
@@ -705,7 +725,8 @@ int owner_check(Owner *o) {
                 _cleanup_(freep) char *now = NULL;
                 int r;
 
-                if (!h->expected || h->external) {
+                /* Nothing written yet: nothing to check. External values are checked for being gone. */
+                if (!h->expected && !h->external) {
                         i++;
                         continue;
                 }
@@ -715,13 +736,17 @@ int owner_check(Owner *o) {
                 else if (r >= 0 || r == -ENODEV)
                         r = -ENODEV;
                 if (r == -ENODEV || r == -ENOENT) {
-                        log_info("%s: %s is gone; forgetting its value", h->t.name,
-                                 *h->t.device ? h->t.device : h->t.key);
+                        if (h->t.kind == TARGET_THREAD && r == -ENOENT)
+                                log_info("%s: the kernel thread has ended; forgetting its value", h->t.name);
+                        else
+                                log_info("%s: %s is gone; forgetting its value", h->t.name,
+                                         *h->t.device ? h->t.device : h->t.key);
                         forget(o, h);
                         continue;
                 }
                 i++;
-                if (r >= 0 && owner_value_equal(h->t.kind, now, h->expected))
+                /* Somebody else's now: left alone, only forgotten once gone (above). */
+                if (h->external || (r >= 0 && owner_value_equal(h->t.kind, now, h->expected)))
                         continue;
                 mark_external(o, h, now);
                 changed++;
@@ -802,7 +827,7 @@ static int restore_entry(Owner *o, const JournalEntry *e, bool *ret_gone) {
         if (kind < 0 || fill_target(&t, kind, e->name, e->device, e->key) < 0)
                 return -EBADMSG;
         t.ifindex = e->ifindex;
-        if (e->ifindex > 0 || kind == TARGET_NAPI) {
+        if (e->ifindex > 0 || per_napi(kind)) {
                 r = current_ifindex(o, kind, e->device, e->key);
                 if (r == -ENODEV || (r >= 0 && e->ifindex > 0 && r != e->ifindex)) {
                         *ret_gone = true;
@@ -844,11 +869,12 @@ int owner_restore_all(Owner *o) {
                 for (size_t i = 0; i < journal_size(o->journal);) {
                         const JournalEntry *e = journal_at(o->journal, i);
                         _cleanup_(freep) char *key = strdup(e->key), *name = strdup(e->name),
-                                              *original = strdup(e->original), *device = strdup(e->device);
+                                              *original = strdup(e->original), *device = strdup(e->device),
+                                              *e_kind = strdup(e->kind);
                         bool gone;
                         int r;
 
-                        if (!key || !name || !original || !device)
+                        if (!key || !name || !original || !device || !e_kind)
                                 return -ENOMEM;
                         Held *h = find_held(o, key);
                         _cleanup_(freep) char *now = NULL;
@@ -882,7 +908,11 @@ int owner_restore_all(Owner *o) {
                         h = find_held(o, key);
                         if (h)
                                 drop_held(o, h);
-                        if (gone)
+                        if (gone && streq(e_kind, "thread"))
+                                /* Threads end with their instance's threaded mode, restored before them. */
+                                log_info("%s: the kernel thread has ended; its original CPUs %s go with it", name,
+                                         original);
+                        else if (gone)
                                 log_info("%s: %s is gone or was replaced; its original %s is not written anywhere",
                                          name, *device ? device : key, original);
                         else

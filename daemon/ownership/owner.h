@@ -47,6 +47,7 @@ typedef enum TargetKind {
         TARGET_RPS,    /* /sys/class/net/DEV/queues/rx-N/rps_cpus: a hex mask */
         TARGET_XPS,    /* /sys/class/net/DEV/queues/tx-N/xps_cpus: a hex mask */
         TARGET_NAPI,   /* a per-NAPI netlink attribute: a number */
+        TARGET_THREAD, /* the CPUs of a NAPI instance's kernel thread: a CPU list, through the NAPI backend */
         _TARGET_KIND_MAX,
         _TARGET_KIND_INVALID = -1,
 } TargetKind;
@@ -112,7 +113,7 @@ static inline void owner_freep(Owner **o) {
 }
 
 void owner_set_change_callback(Owner *o, owner_change_fn fn, void *userdata);
-/* The backend for TARGET_NAPI; without one, such targets fail with -EOPNOTSUPP. */
+/* The backend for TARGET_NAPI and TARGET_THREAD; without one, such targets fail with -EOPNOTSUPP. */
 void owner_set_napi_backend(Owner *o, const TargetBackend *b);
 
 /*
@@ -125,6 +126,9 @@ int owner_file_target(const Owner *o, TargetKind kind, const char *name, const c
 /* A per-NAPI target: key "napi:ID:KNOB", ifindex from the backend. */
 int owner_napi_target(const Owner *o, const char *name, const char *device, uint32_t napi_id, const char *knob,
                       Target *ret);
+/* The same for an instance's kernel thread: kind TARGET_THREAD, key "napi:ID:VALUE" (napi-backend.h). */
+int owner_thread_target(const Owner *o, const char *name, const char *device, uint32_t napi_id, const char *value,
+                        Target *ret);
 
 /*
  * Layer asks for value (kernel text: "50", "0-3", "f"). Applies what the

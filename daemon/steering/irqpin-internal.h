@@ -22,6 +22,8 @@ typedef struct Slot {
         unsigned index;
         uint32_t napi_id;
         int irq;
+        int thread_pid;        /* the NAPI instance's kernel thread (threaded mode), -1: none */
+        int threaded;          /* its napi-threaded mode (0-2), -1: not reported (before 6.17) */
         IrqState state;
         unsigned attempts;     /* refused IRQ writes so far (retry limit) */
         bool planned;
@@ -46,6 +48,7 @@ struct IrqPin {
         struct nl_sock *links; /* NETLINK_ROUTE, RTNLGRP_LINK: new, changed and removed links */
         sd_event_source *io;
         sd_event_source *retry;
+        sd_event_source *refresh; /* one pass at the next loop iteration (irqpin_schedule_refresh()) */
         bool dirty;            /* link events since the last pass */
 
         NetdevGenl *genl;      /* NULL when the kernel has no netdev family */

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "irqpin-internal.h"
+#include "knob.h"
 #include "log.h"
+#include "napi-backend.h"
 #include "netdev-sysfs.h"
 
 /* What the file holds as a CPU list; "" when it has none or cannot be read. */
@@ -35,7 +37,7 @@ static int fill_row(IrqPin *p, const Device *d, const Slot *s, IrqRow *row) {
 
         cpuset_zero(&one);
         cpuset_add(&one, s->plan.cpu);
-        *row = (IrqRow){ .napi_id = s->napi_id, .irq = s->irq };
+        *row = (IrqRow){ .napi_id = s->napi_id, .irq = s->irq, .threaded = -1, .thread = -1 };
         row->device = strdup(d->name);
         if (asprintf(&row->queue, "%s-%u", queue_kind_to_string(s->kind), s->index) < 0)
                 row->queue = NULL;
@@ -57,7 +59,13 @@ static int fill_row(IrqPin *p, const Device *d, const Slot *s, IrqRow *row) {
         else
                 row->xps = read_list(p, d, s, STEER_XPS);
         row->state = strdup(irq_state_to_string(d->managed ? s->state : IRQ_STATE_UNMANAGED));
-        if (!row->device || !row->queue || !row->cpus || !row->rps || !row->xps || !row->state)
+        row->threaded = s->napi_id ? s->threaded : -1;
+        row->thread = s->napi_id ? s->thread_pid : -1;
+        if (row->thread <= 0 || napi_thread_cpus(row->thread, &row->thread_cpus) < 0) {
+                row->thread = -1; /* ended since the instance was read */
+                row->thread_cpus = strdup("");
+        }
+        if (!row->device || !row->queue || !row->cpus || !row->rps || !row->xps || !row->state || !row->thread_cpus)
                 return -ENOMEM;
         return 0;
 }
@@ -110,6 +118,28 @@ int irq_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n) {
         for (size_t i = 0; r >= 0 && i < n; i++)
                 r = sd_bus_message_append(m, "(ssuissss)", rows[i].device, rows[i].queue, rows[i].napi_id,
                                           rows[i].irq, rows[i].cpus, rows[i].rps, rows[i].xps, rows[i].state);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        return r;
+}
+
+int napi_thread_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n) {
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "(susis)");
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                bool seen = false;
+                const char *mode = "";
+
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = rows[j].napi_id == rows[i].napi_id && streq(rows[j].device, rows[i].device);
+                if (rows[i].napi_id == 0 || seen)
+                        continue;
+                if (rows[i].threaded >= 0 && (uint64_t)rows[i].threaded <= knob_catalog[KNOB_ID_NAPI_THREADED].max)
+                        mode = knob_catalog[KNOB_ID_NAPI_THREADED].values[rows[i].threaded];
+                r = sd_bus_message_append(m, "(susis)", rows[i].device, rows[i].napi_id, mode, rows[i].thread,
+                                          rows[i].thread_cpus);
+        }
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         return r;

@@ -6,18 +6,21 @@
  * because this is where the outcome is understood.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "irqpin-internal.h"
 #include "log.h"
+#include "napi-backend.h"
 #include "netdev-sysfs.h"
 
-static const char *const file_labels[3] = {
+static const char *const file_labels[] = {
         [STEER_IRQ] = "irq-affinity",
         [STEER_RPS] = "rps-cpus",
         [STEER_XPS] = "xps-cpus",
+        [STEER_THREAD] = "napi-thread-affinity",
 };
 
 static void slot_name(const Slot *s, char *buf, size_t size) {
@@ -43,17 +46,34 @@ bool irqpin_slot_file(const Device *d, const Slot *s, SteerFile f, char **ret_pa
         return true;
 }
 
-static const TargetKind file_kinds[3] = {
+static const TargetKind file_kinds[] = {
         [STEER_IRQ] = TARGET_IRQ,
         [STEER_RPS] = TARGET_RPS,
         [STEER_XPS] = TARGET_XPS,
 };
 
+/* The first slot of d that s's NAPI instance serves: the one that places its thread. */
+static bool first_of_napi(const Device *d, const Slot *s) {
+        for (const Slot *o = d->slots; o < s; o++)
+                if (o->napi_id == s->napi_id)
+                        return false;
+        return true;
+}
+
 bool irqpin_slot_target(IrqPin *p, const Device *d, const Slot *s, SteerFile f, Target *ret) {
         _cleanup_(freep) char *path = NULL;
         char label[96];
 
-        if (!p->owner || !irqpin_slot_file(d, s, f, &path, label, sizeof(label)))
+        if (!p->owner)
+                return false;
+        if (f == STEER_THREAD) {
+                /* Named for the instance, like a per-NAPI value; its key is the backend's (napi-backend.h). */
+                if (s->napi_id == 0 || !first_of_napi(d, s))
+                        return false;
+                snprintf(label, sizeof(label), "%s@%s:napi-%" PRIu32, file_labels[f], d->name, s->napi_id);
+                return owner_thread_target(p->owner, label, d->name, s->napi_id, NAPI_THREAD_CPUS, ret) >= 0;
+        }
+        if (!irqpin_slot_file(d, s, f, &path, label, sizeof(label)))
                 return false;
         return owner_file_target(p->owner, file_kinds[f], label, d->name, path, ret) >= 0;
 }
@@ -77,7 +97,8 @@ static int push_slot(Slot **l, size_t *n, QueueKind kind, unsigned index, uint32
         if (!a)
                 return -ENOMEM;
         *l = a;
-        a[(*n)++] = (Slot){ .kind = kind, .index = index, .napi_id = napi_id, .irq = -1 };
+        a[(*n)++] = (Slot){ .kind = kind, .index = index, .napi_id = napi_id, .irq = -1, .thread_pid = -1,
+                            .threaded = -1 };
         return 0;
 }
 
@@ -96,8 +117,14 @@ static int slots_from_genl(const NetdevQueue *q, size_t nq, const NapiInfo *napi
                 if (r < 0)
                         return r;
                 for (size_t k = 0; k < nn; k++)
-                        if (napis[k].id == q[i].napi_id && q[i].napi_id)
-                                (*l)[*n - 1].irq = napis[k].irq;
+                        if (napis[k].id == q[i].napi_id && q[i].napi_id) {
+                                Slot *s = &(*l)[*n - 1];
+                                s->irq = napis[k].irq;
+                                s->thread_pid = napis[k].pid;
+                                s->threaded = napis[k].has[NAPI_KNOB_THREADED]
+                                                      ? (int)napis[k].value[NAPI_KNOB_THREADED]
+                                                      : -1;
+                        }
         }
         return 0;
 }
@@ -211,6 +238,8 @@ int irqpin_discover(IrqPin *p, Device *d, int *ret_numa_node) {
                 l[i] = *old;
                 l[i].napi_id = fresh.napi_id;
                 l[i].irq = fresh.irq;
+                l[i].thread_pid = fresh.thread_pid;
+                l[i].threaded = fresh.threaded;
         }
         free(d->slots);
         d->slots = TAKE_PTR(l);
@@ -249,7 +278,8 @@ static IrqState steer_file(IrqPin *p, Device *d, Slot *s, SteerFile f, const Cpu
         if (!irqpin_slot_target(p, d, s, f, &t))
                 return IRQ_STATE_APPLIED;
         list = cpuset_format_list(want);
-        text = f == STEER_IRQ ? cpuset_format_list(want) : cpuset_format_mask(want, p->topo.nr_cpu_ids);
+        text = f == STEER_IRQ || f == STEER_THREAD ? cpuset_format_list(want)
+                                                   : cpuset_format_mask(want, p->topo.nr_cpu_ids);
         if (!list || !text)
                 return IRQ_STATE_FAILED;
         r = owner_set(p->owner, &t, LAYER_PROFILE, text, NULL, &now);
@@ -267,6 +297,8 @@ static IrqState steer_file(IrqPin *p, Device *d, Slot *s, SteerFile f, const Cpu
                 else if (f == STEER_IRQ)
                         /* The kernel moves an IRQ when it next fires, so a quiet queue stays put a while. */
                         log_debug("%s: IRQ %d on CPU %s (effective at its next interrupt)", t.name, s->irq, list);
+                else if (f == STEER_THREAD)
+                        log_debug("%s: kernel thread %d on CPU %s", t.name, s->thread_pid, list);
                 if (f == STEER_IRQ)
                         s->attempts = 0;
                 return IRQ_STATE_APPLIED;
@@ -277,6 +309,8 @@ static IrqState steer_file(IrqPin *p, Device *d, Slot *s, SteerFile f, const Cpu
                 return IRQ_STATE_FAILED;
         }
         const char *label = t.name;
+        if (f == STEER_THREAD && (r == -ENOENT || r == -ENODEV))
+                return IRQ_STATE_APPLIED; /* the thread ended (softirq mode again): nothing to place */
         if (f != STEER_IRQ) {
                 if (r == -ENOENT)
                         return IRQ_STATE_APPLIED; /* no RPS/XPS in this kernel, or no tx-N for rx-N */
@@ -325,6 +359,9 @@ static void steer_slot(IrqPin *p, Device *d, Slot *s) {
                 worsen(&st, steer_file(p, d, s, STEER_RPS, &s->plan.rps));
         if (s->plan.set_xps)
                 worsen(&st, steer_file(p, d, s, STEER_XPS, &s->plan.xps));
+        /* A threaded instance polls in its kernel thread: it goes where its IRQ does. */
+        if (s->thread_pid > 0)
+                worsen(&st, steer_file(p, d, s, STEER_THREAD, &one));
         if (s->irq >= 0 && p->irqbalance_pid > 0)
                 worsen(&st, IRQ_STATE_IRQBALANCE);
         s->state = st;
@@ -410,7 +447,7 @@ void irqpin_update_states(IrqPin *p, Device *d) {
 
                 if (!s->planned || p->dry_run)
                         continue;
-                for (SteerFile f = STEER_IRQ; f <= STEER_XPS; f++) {
+                for (SteerFile f = STEER_IRQ; f <= STEER_THREAD; f++) {
                         Target t;
                         ValueOrigin o;
 
@@ -434,7 +471,7 @@ void irqpin_hand_back(IrqPin *p, Device *d) {
         for (size_t i = 0; i < d->n_slots; i++) {
                 Slot *s = &d->slots[i];
 
-                for (SteerFile f = STEER_IRQ; f <= STEER_XPS; f++) {
+                for (SteerFile f = STEER_IRQ; f <= STEER_THREAD; f++) {
                         Target t;
                         int r;
 
@@ -444,13 +481,14 @@ void irqpin_hand_back(IrqPin *p, Device *d) {
                         if (r < 0)
                                 log_warning_errno(r, "%s: cannot hand back: %m", t.name);
                 }
-                *s = (Slot){ .kind = s->kind, .index = s->index, .napi_id = s->napi_id, .irq = s->irq };
+                *s = (Slot){ .kind = s->kind, .index = s->index, .napi_id = s->napi_id, .irq = s->irq,
+                             .thread_pid = s->thread_pid, .threaded = s->threaded };
         }
 }
 
 void irqpin_take_back(IrqPin *p, Device *d) {
         for (size_t i = 0; i < d->n_slots; i++)
-                for (SteerFile f = STEER_IRQ; f <= STEER_XPS; f++) {
+                for (SteerFile f = STEER_IRQ; f <= STEER_THREAD; f++) {
                         Target t;
                         if (irqpin_slot_target(p, d, &d->slots[i], f, &t))
                                 (void)owner_unset(p->owner, &t, LAYER_BIT(LAYER_MANUAL), "reset", NULL);

@@ -45,6 +45,7 @@ void irq_rows_free(IrqRow *rows, size_t n) {
                 free(rows[i].rps);
                 free(rows[i].xps);
                 free(rows[i].state);
+                free(rows[i].thread_cpus);
         }
         free(rows);
 }
@@ -187,6 +188,27 @@ static int apply_all(IrqPin *p) {
         if (any_retrying(p))
                 arm_retry(p);
         return 0;
+}
+
+static int on_refresh(sd_event_source *s, void *userdata) {
+        IrqPin *p = userdata;
+
+        if (p->have_cfg)
+                (void)apply_all(p);
+        return 0;
+}
+
+int irqpin_schedule_refresh(IrqPin *p) {
+        int r;
+
+        if (!p)
+                return -EINVAL;
+        if (p->refresh)
+                return sd_event_source_set_enabled(p->refresh, SD_EVENT_ONESHOT);
+        r = sd_event_add_defer(p->event, &p->refresh, on_refresh, p);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_enabled(p->refresh, SD_EVENT_ONESHOT);
 }
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -451,6 +473,7 @@ IrqPin *irqpin_free(IrqPin *p) {
                 return NULL;
         sd_event_source_disable_unref(p->io);
         sd_event_source_disable_unref(p->retry);
+        sd_event_source_disable_unref(p->refresh);
         nl_socket_free(p->links);
         netdev_genl_free(p->genl);
         sd_event_unref(p->event);

@@ -57,6 +57,10 @@ typedef struct IrqRow {
         char *rps;        /* rx-N's RPS CPUs ("none" when off); "" for a tx queue */
         char *xps;        /* tx-N's XPS CPUs; "" for an rx queue */
         char *state;      /* irq_state_to_string() */
+        /* The NAPI instance's mode and kernel thread (ListNapiThreads, once per instance). */
+        int threaded;      /* 0 disabled, 1 enabled, 2 busy-poll; -1 unknown (before 6.17, or no NAPI) */
+        int32_t thread;    /* its kernel thread's pid, -1: none */
+        char *thread_cpus; /* the CPUs that thread may run on, "" without one */
 } IrqRow;
 
 void irq_rows_free(IrqRow *rows, size_t n);
@@ -64,6 +68,13 @@ void irq_rows_free(IrqRow *rows, size_t n);
 /* The D-Bus type of ListIrqs' reply, and the rows appended to a message in it. */
 #define IRQ_ROWS_SIGNATURE "a(ssuissss)"
 int irq_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n);
+/*
+ * ListNapiThreads: one (device, napi id, mode, thread pid, thread CPUs) per
+ * NAPI instance of the rows, in their order; mode is napi-threaded's name,
+ * "" when the kernel does not say.
+ */
+#define NAPI_THREAD_ROWS_SIGNATURE "a(susis)"
+int napi_thread_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n);
 
 /*
  * Starts following network devices: the link cache and its sd-event I/O
@@ -96,6 +107,13 @@ int irqpin_apply(IrqPin *p, const IrqConfig *cfg, bool dry_run);
  * applies it to them again.
  */
 int irqpin_reset(IrqPin *p, const char *device);
+
+/*
+ * One more pass over every device at the next event loop iteration: a NAPI
+ * instance that became threaded has a kernel thread to place. Several calls
+ * before it runs make one pass.
+ */
+int irqpin_schedule_refresh(IrqPin *p);
 
 /* Rows for ListIrqs: every device but loopback, by ifindex, queues in order; caller frees with irq_rows_free(). */
 int irqpin_list(IrqPin *p, IrqRow **ret, size_t *ret_n);

@@ -137,7 +137,8 @@ irq_refresh() {
         fi
         IRQ_TSV=$(python3 -c '
 import json, sys
-keys = ["device", "queue", "napi_id", "irq", "cpus", "rps", "xps", "state"]
+keys = ["device", "queue", "napi_id", "irq", "cpus", "rps", "xps", "state", "napi_mode", "napi_thread",
+        "napi_thread_cpus"]
 rows = json.load(sys.stdin)
 assert isinstance(rows, list), "not a JSON array"
 for r in rows:
@@ -149,6 +150,13 @@ for r in rows:
                 return 1
         }
 }
+
+# irq_row_of_napi DEV NAPI: the first queue of DEV that NAPI serves.
+irq_row_of_napi() { awk -F'\t' -v d="$1" -v n="$2" '$1 == d && $3 == n { print $2; exit }' <<<"$IRQ_TSV"; }
+
+# thread_cpus PID: the CPUs a task may run on, as the kernel lists them.
+thread_cpus() { awk '/^Cpus_allowed_list:/ { print $2 }' "/proc/$1/status"; }
+thread_on() { [ "$(thread_cpus "$1" 2>/dev/null)" = "$2" ]; } # PID CPUS
 
 # irq_row DEV QUEUE: the IRQ_TSV line of one queue, "" when not listed.
 irq_row() { awk -F'\t' -v d="$1" -v q="$2" '$1 == d && $2 == q' <<<"$IRQ_TSV"; }
@@ -251,8 +259,8 @@ case_discovery() {
         ctl irq
         expect_rc 0
         expect_eq "netpollctl irq table header" "$(head -n1 <<<"$OUT" | tr -s ' ')" \
-                "DEVICE QUEUE NAPI IRQ CPUS RPS XPS STATE"
-        awk -v d="$DEV0" '$1 == d && $2 == "rx-0" && $8 == "applied" { f = 1 } END { exit !f }' <<<"$OUT" ||
+                "DEVICE QUEUE NAPI IRQ CPUS RPS XPS MODE THREAD THREAD-CPUS STATE"
+        awk -v d="$DEV0" '$1 == d && $2 == "rx-0" && $11 == "applied" { f = 1 } END { exit !f }' <<<"$OUT" ||
                 fail "the table has no applied rx-0 row for $DEV0:" "$OUT"
         irq_refresh || return
         local napi
@@ -262,6 +270,11 @@ case_discovery() {
         expect_eq "$DEV0 rx-0 IRQ (veth has none)" "$(irq_field "$DEV0" rx-0 4)" -
         expect_eq "$DEV0 rx-0 state" "$(irq_field "$DEV0" rx-0 8)" applied
         expect_eq "$DEV0 tx-0 state" "$(irq_field "$DEV0" tx-0 8)" applied
+        case $(irq_field "$DEV0" rx-0 9) in
+        disabled | -) ;; # softirq polling, or a kernel that does not say (before 6.17)
+        *) fail "$DEV0 rx-0 NAPI mode: $(irq_row "$DEV0" rx-0)" ;;
+        esac
+        expect_eq "$DEV0 rx-0 thread (none in softirq mode)" "$(irq_field "$DEV0" rx-0 10)" -
         expect_eq "$DEVU rx-0 state" "$(irq_field "$DEVU" rx-0 8)" unmanaged
         expect_eq "$DEVU tx-0 state" "$(irq_field "$DEVU" tx-0 8)" unmanaged
         [ -z "$(irq_row lo rx-0)" ] || fail "loopback is listed: $(irq_row lo rx-0)"
@@ -445,6 +458,51 @@ enabled manual"
         expect_eq "the kernel's modes after reset" \
                 "$(python3 "$NAPI_DUMP" threaded "$ifindex" | awk '{ print $1, $2 }')" "$(awk '{ print $1, $2 }' <<<"$orig")"
 }
+
+# A threaded NAPI instance's kernel thread goes where steering put its queue
+# (the IRQ's CPU; veth has no IRQ, so the planned CPU netpollctl irq shows),
+# through the owner: journaled, shown by netpollctl irq, a thread moved by
+# hand left alone, and the thread's CPUs handed back with the mode.
+case_napi_thread_placed() {
+        need_daemon || return
+        local ref=napi-threaded@$DEV0 ifindex pid want orig k
+        ifindex=$(cat "/sys/class/net/$DEV0/ifindex")
+        if [ "$(python3 "$NAPI_DUMP" threaded "$ifindex" | awk 'NR == 1 { print $2 }')" = - ]; then
+                skip "this kernel's NAPI instances report no threaded mode (before 6.17)"
+                return
+        fi
+        ctl set "$ref" enabled
+        expect_rc 0
+        pid=$(python3 "$NAPI_DUMP" threaded "$ifindex" | awk -v id="$NAPI0" '$1 == id { print $3 }')
+        [ -n "$pid" ] && [ "$pid" != - ] || { fail "NAPI $NAPI0 got no kernel thread"; return; }
+        irq_refresh || return
+        want=$(irq_field "$DEV0" "$(irq_row_of_napi "$DEV0" "$NAPI0")" 5)
+        wait_for 10 thread_on "$pid" "$want" ||
+                fail "kernel thread $pid of NAPI $NAPI0 is on CPUs $(thread_cpus "$pid"), the plan says $want"
+        irq_refresh || return
+        k=$(irq_row "$DEV0" "$(irq_row_of_napi "$DEV0" "$NAPI0")" | cut -f9-11)
+        expect_eq "netpollctl irq: mode, thread, thread CPUs" "$k" "enabled	$pid	$want"
+        journal_has "^thread\tnapi-thread-affinity@$DEV0:napi-$NAPI0\t$DEV0\t$ifindex\tnapi:$NAPI0:thread-cpus\t$ONLINE$" ||
+                fail "no napi: journal entry with the thread's original CPUs" "$(cat "$STATE/restore.journal" 2>&1)"
+        # Moved by hand: noticed at the next ownership check and left alone.
+        orig=$(thread_cpus "$pid")
+        local other=$( [ "$want" = 0 ] && echo 1 || echo 0 )
+        if [ "$ONLINE" = 0-1 ]; then
+                taskset -pc "$other" "$pid" >/dev/null || fail "taskset could not move kernel thread $pid"
+                sleep 3
+                ctl reset "$ref"
+                expect_rc 0
+                [ "$(thread_cpus "$pid" 2>/dev/null)" != "$want" ] ||
+                        fail "the thread moved by hand was put back on CPU $want"
+        else
+                ctl reset "$ref"
+                expect_rc 0
+        fi
+        expect_eq "modes after reset" "$(python3 "$NAPI_DUMP" threaded "$ifindex" | awk '{ print $2 }' | sort -u)" 0
+        # The thread ended with the mode: the ownership check (every 2 s) forgets its entry.
+        wait_for 10 no_thread_entry || fail "a thread entry outlived its thread" "$(cat "$STATE/restore.journal")"
+}
+no_thread_entry() { ! journal_has "thread-cpus"; }
 
 case_profile_without_irq_hands_back() {
         need_daemon || return
@@ -794,6 +852,8 @@ run_case "per-NAPI values set and read back (netpollctl and the kernel)" case_na
 run_case "irq-suspend-timeout@DEV sets, journals and hands back every NAPI instance" case_device_irq_suspend_timeout
 run_case "napi-threaded@DEV sets the mode of every NAPI instance, refuses busy-poll where the kernel lacks it" \
         case_device_napi_threaded
+run_case "a threaded NAPI instance's kernel thread is placed with its queue, journaled, shown, handed back" \
+        case_napi_thread_placed
 run_case "a profile without [irq] hands the devices back; switching back steers again" \
         case_profile_without_irq_hands_back
 run_case "SIGTERM restores RPS/XPS and per-NAPI values" case_sigterm_restores
