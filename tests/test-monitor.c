@@ -531,6 +531,34 @@ START_TEST(test_sampler_tasks_count_who_waits_where) {
 }
 END_TEST
 
+/* A busy-poll NAPI thread shares CPU 0 with a neighbour: only the neighbour's waiting counts. */
+START_TEST(test_sampler_tasks_dedicated_pollers_never_wait) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+        const int pollers[] = { 200 };
+
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        ck_assert_int_eq(monitor_ignore_tasks(m, pollers, 1), 0);
+        w.task[1].delay_ns += 60 * MS;  /* the poller kthread waited while the other ran */
+        w.task[1].utime = 100;          /* user time, so that only the set keeps it out of the crowd */
+        w.task[0].delay_ns += 30 * MS;  /* and the other waited for it */
+        w.psi_total_us += 80000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 300);
+        /* Never part of a crowd either. */
+        ck_assert_int_eq(monitor_mark_crowd(m, NULL), 0);
+        monitor_clear_crowd(m);
+        /* Out of the set, it counts again from its current baseline. */
+        ck_assert_int_eq(monitor_ignore_tasks(m, NULL, 0), 0);
+        w.task[1].delay_ns += 40 * MS;
+        w.psi_total_us += 80000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 400);
+}
+END_TEST
+
 START_TEST(test_sampler_tasks_psi_below_one_percent_skips_the_scan) {
         World w = tasks_world();
         _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
@@ -854,6 +882,7 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_allocates_nothing_per_sample);
         tcase_add_test(tc, test_sampler_follows_a_file_that_outgrows_its_buffer);
         tcase_add_test(tc, test_sampler_tasks_count_who_waits_where);
+        tcase_add_test(tc, test_sampler_tasks_dedicated_pollers_never_wait);
         tcase_add_test(tc, test_sampler_tasks_psi_below_one_percent_skips_the_scan);
         tcase_add_test(tc, test_sampler_tasks_scan_gate_follows_the_threshold);
         tcase_add_test(tc, test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited);

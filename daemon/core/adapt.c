@@ -275,6 +275,18 @@ int adapter_update(Adapter *a) {
         return 0;
 }
 
+void adapter_set_pollers(Adapter *a, const int *pids, size_t n) {
+        int r;
+
+        if (!a || !a->monitor)
+                return;
+        r = monitor_ignore_tasks(a->monitor, pids, n);
+        if (r == -ENOMEM)
+                log_oom();
+        else if (r >= 0 && n > 0)
+                log_debug("%zu busy-poll NAPI thread(s) are dedicated pollers: their CPU time is not waiting", n);
+}
+
 int adapter_set_paused(Adapter *a, bool paused) {
         if (!profile_adapts(a))
                 return -ENOTSUP;

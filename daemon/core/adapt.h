@@ -32,6 +32,12 @@ int adapter_update(Adapter *a);
 
 /* Stops (true) or resumes (false) moving knobs; values stay as they are. -ENOTSUP when the profile does not adapt. */
 int adapter_set_paused(Adapter *a, bool paused);
+/*
+ * The kernel threads of NAPI instances in busy-poll mode (pids): always
+ * runnable, they are the dedicated pollers, never a task waiting for a CPU
+ * that busy polling should yield to (monitor_ignore_tasks()).
+ */
+void adapter_set_pollers(Adapter *a, const int *pids, size_t n);
 
 /* "adaptive", "static" or "paused". */
 const char *adapter_mode(const Adapter *a);

@@ -119,6 +119,16 @@ static int setup_loop(Manager *m) {
         return 0;
 }
 
+/* After each steering pass: the busy-poll NAPI threads are the adaptive monitor's dedicated pollers. */
+static void on_steering_pass(void *userdata) {
+        Manager *m = userdata;
+        _cleanup_(freep) int *pids = NULL;
+        size_t n = 0;
+
+        if (m->irqpin && m->adapter && irqpin_busy_poll_threads(m->irqpin, &pids, &n) >= 0)
+                adapter_set_pollers(m->adapter, pids, n);
+}
+
 int manager_run(Manager *m, const char *bus_address) {
         _cleanup_(config_freep) DaemonConfig *config = NULL;
         _cleanup_(profile_freep) Profile *profile = NULL;
@@ -191,7 +201,9 @@ int manager_run(Manager *m, const char *bus_address) {
         r = irqpin_new(&m->irqpin, m->event, m->sysroot, m->owner);
         if (r < 0)
                 log_warning_errno(r, "cannot follow network devices over netlink: %m; IRQ and queue steering is off");
+        irqpin_set_pass_callback(m->irqpin, on_steering_pass, m);
         manager_follow_profile(m);
+        on_steering_pass(m); /* the profile's NAPI modes, set before steering existed */
         manager_follow_rules(m);
 
         r = sd_event_add_time_relative(m->event, &m->ownership_timer, CLOCK_MONOTONIC, OWNERSHIP_CHECK_USEC, 0,

@@ -477,6 +477,10 @@ int monitor_mark_crowd(Monitor *m, const CpuSet *cpus) {
         return (int)MIN(m->crowd, (size_t)INT_MAX);
 }
 
+int monitor_ignore_tasks(Monitor *m, const int *tids, size_t n) {
+        return m->tasks ? task_wait_ignore(m->tasks, tids, n) : -EOPNOTSUPP;
+}
+
 void monitor_clear_crowd(Monitor *m) {
         if (m->source == MONITOR_SOURCE_TASKS)
                 task_wait_clear_crowd(m->tasks);

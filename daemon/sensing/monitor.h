@@ -141,6 +141,8 @@ static inline const char *monitor_source_name(const Monitor *m) {
  */
 int monitor_mark_crowd(Monitor *m, const CpuSet *cpus);
 void monitor_clear_crowd(Monitor *m);
+/* Tasks never counted as waiting (task_wait_ignore()); -EOPNOTSUPP unless the source is tasks. */
+int monitor_ignore_tasks(Monitor *m, const int *tids, size_t n);
 
 /*
  * The depth that matters, in thousandths of a task (the adaptive profile's

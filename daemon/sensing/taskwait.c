@@ -50,6 +50,8 @@ struct TaskWait {
          * its first scan (the time since the previous listing; 0 for the first).
          */
         uint64_t new_delay_max_ns;
+        int *ignore;        /* task_wait_ignore(), sorted */
+        size_t n_ignore;
 };
 
 static void task_close(Task *k) {
@@ -75,6 +77,7 @@ TaskWait *task_wait_free(TaskWait *t) {
         free(t->next);
         free(t->dents);
         free(t->task_dents);
+        free(t->ignore);
         free(t);
         return NULL;
 }
@@ -287,6 +290,31 @@ static bool scan_task(Task *k, uint64_t *waited_ns, uint64_t *crowd_ns, size_t n
         return true;
 }
 
+static int cmp_int(const void *a, const void *b) {
+        int x = *(const int *)a, y = *(const int *)b;
+        return x < y ? -1 : x > y;
+}
+
+static bool ignored(const TaskWait *t, int tid) {
+        return t->n_ignore > 0 && bsearch(&tid, t->ignore, t->n_ignore, sizeof(int), cmp_int);
+}
+
+int task_wait_ignore(TaskWait *t, const int *tids, size_t n) {
+        int *copy = NULL;
+
+        if (n > 0) {
+                copy = calloc(n, sizeof(int));
+                if (!copy)
+                        return -ENOMEM;
+                memcpy(copy, tids, n * sizeof(int));
+                qsort(copy, n, sizeof(int), cmp_int);
+        }
+        free(t->ignore);
+        t->ignore = copy;
+        t->n_ignore = n;
+        return 0;
+}
+
 int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, uint64_t *crowd_ns, size_t n) {
         size_t kept = 0;
         int r;
@@ -304,7 +332,8 @@ int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, uint64_t *
         for (size_t i = 0; i < t->n_tasks; i++) {
                 Task *k = &t->tasks[i];
 
-                if (!scan_task(k, waited_ns, crowd_ns, n)) {
+                /* Read all the same: its baseline stays current should it leave the set. */
+                if (!scan_task(k, ignored(t, k->tid) ? NULL : waited_ns, crowd_ns, n)) {
                         task_close(k);
                         continue;
                 }
@@ -336,6 +365,7 @@ size_t task_wait_mark_crowd(TaskWait *t, const CpuSet *cpus) {
                 Task *k = &t->tasks[i];
 
                 if (!k->crowd && k->fd >= 0 && k->waited_ns > 0 && (!cpus || cpuset_has(cpus, k->cpu)) &&
+                    !ignored(t, k->tid) &&
                     read_text(k->stat_fd, text, sizeof(text)) >= 0 && task_stat_parse(text, &st) >= 0)
                         k->crowd = st.utime > st.stime;
                 n += k->crowd;

@@ -75,6 +75,16 @@ size_t task_wait_mark_crowd(TaskWait *t, const CpuSet *cpus);
 void task_wait_scan_crowd(TaskWait *t, uint64_t *crowd_ns, size_t n);
 void task_wait_clear_crowd(TaskWait *t);
 
+/*
+ * Tasks whose waiting counts nowhere and who never join the crowd: the
+ * kernel threads of NAPI instances in busy-poll mode. Such a thread is
+ * always runnable, so on a shared CPU it "waits" whenever anything else
+ * runs: counting it would make busy polling yield to netpolld's own
+ * dedicated pollers. Replaces the previous set (tids, copied; n 0 clears
+ * it). 0 or -ENOMEM (then the previous set stays).
+ */
+int task_wait_ignore(TaskWait *t, const int *tids, size_t n);
+
 /* Tasks followed, and tasks seen at the last listing beyond the cap or the descriptor limit. */
 size_t task_wait_tracked(const TaskWait *t);
 size_t task_wait_untracked(const TaskWait *t);

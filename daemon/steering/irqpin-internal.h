@@ -49,6 +49,8 @@ struct IrqPin {
         sd_event_source *io;
         sd_event_source *retry;
         sd_event_source *refresh; /* one pass at the next loop iteration (irqpin_schedule_refresh()) */
+        void (*on_pass)(void *userdata);
+        void *on_pass_userdata;
         bool dirty;            /* link events since the last pass */
 
         NetdevGenl *genl;      /* NULL when the kernel has no netdev family */

@@ -187,6 +187,46 @@ static int apply_all(IrqPin *p) {
         }
         if (any_retrying(p))
                 arm_retry(p);
+        if (p->on_pass)
+                p->on_pass(p->on_pass_userdata);
+        return 0;
+}
+
+void irqpin_set_pass_callback(IrqPin *p, void (*fn)(void *userdata), void *userdata) {
+        if (!p)
+                return;
+        p->on_pass = fn;
+        p->on_pass_userdata = userdata;
+}
+
+int irqpin_busy_poll_threads(IrqPin *p, int **ret, size_t *ret_n) {
+        _cleanup_(freep) int *pids = NULL;
+        size_t n = 0;
+
+        if (!p || !ret || !ret_n)
+                return -EINVAL;
+        if (!p->genl)
+                return -EOPNOTSUPP;
+        for (size_t i = 0; i < p->n_devices; i++) {
+                const Device *d = &p->devices[i];
+                _cleanup_(freep) NapiInfo *napis = NULL;
+                size_t nn = 0;
+                int *a;
+
+                if ((d->flags & IFF_LOOPBACK) || !(d->flags & IFF_UP) ||
+                    netdev_genl_napis(p->genl, d->ifindex, &napis, &nn) < 0)
+                        continue; /* gone meanwhile, or no NAPI: nothing polls there */
+                a = reallocarray(pids, n + nn + 1, sizeof(int));
+                if (!a)
+                        return -ENOMEM;
+                pids = a;
+                for (size_t k = 0; k < nn; k++)
+                        if (napis[k].pid > 0 && napis[k].has[NAPI_KNOB_THREADED] &&
+                            napis[k].value[NAPI_KNOB_THREADED] == 2 /* busy-poll */)
+                                pids[n++] = napis[k].pid;
+        }
+        *ret = TAKE_PTR(pids);
+        *ret_n = n;
         return 0;
 }
 
@@ -194,7 +234,9 @@ static int on_refresh(sd_event_source *s, void *userdata) {
         IrqPin *p = userdata;
 
         if (p->have_cfg)
-                (void)apply_all(p);
+                (void)apply_all(p); /* calls on_pass */
+        else if (p->on_pass)
+                p->on_pass(p->on_pass_userdata);
         return 0;
 }
 

@@ -115,6 +115,15 @@ int irqpin_reset(IrqPin *p, const char *device);
  */
 int irqpin_schedule_refresh(IrqPin *p);
 
+/*
+ * The kernel threads of every NAPI instance in busy-poll mode, on every
+ * device that is up (steered or not), as the netdev family reports them
+ * now; caller frees. -EOPNOTSUPP without the netdev family.
+ */
+int irqpin_busy_poll_threads(IrqPin *p, int **ret, size_t *ret_n);
+/* Called after each steering pass (devices appeared or changed, a NAPI mode changed); NULL removes it. */
+void irqpin_set_pass_callback(IrqPin *p, void (*fn)(void *userdata), void *userdata);
+
 /* Rows for ListIrqs: every device but loopback, by ifindex, queues in order; caller frees with irq_rows_free(). */
 int irqpin_list(IrqPin *p, IrqRow **ret, size_t *ret_n);
 

@@ -284,11 +284,21 @@ case_profile_with_unavailable_knobs() {
 
 case_vendor_profiles() {
         local p
-        for p in balanced latency throughput powersave; do
+        for p in balanced latency throughput powersave dedicated; do
                 run "$NETPOLLD" --check-config --sysroot "$ROOT" --config "$NETPOLLD_SOURCE_ROOT/conf/netpolld.conf" \
                         --profile-dir "$NETPOLLD_SOURCE_ROOT/conf/profiles" --profile "$p"
                 expect_rc 0
         done
+        # dedicated as its comments say to use it: a profile naming the device includes it.
+        mkdir -p "$TMP/dedicated"
+        sed -n 's/^#   //p; s/^#$//p' "$NETPOLLD_SOURCE_ROOT/conf/profiles/dedicated.conf" |
+                sed 's/eth1/veth0/; s/cpus = 3/cpus = 0/' >"$TMP/dedicated/poll-veth0.conf"
+        run "$NETPOLLD" --check-config --sysroot "$ROOT" --config "$NETPOLLD_SOURCE_ROOT/conf/netpolld.conf" \
+                --profile-dir "$TMP/dedicated" --profile-dir "$NETPOLLD_SOURCE_ROOT/conf/profiles" --profile poll-veth0
+        expect_rc 0
+        expect_contains "the example profile's chain" "$OUT" "dedicated"
+        expect_contains "the example profile's NAPI mode" "$OUT" "napi-threaded@veth0"
+        expect_contains "the example profile's mode" "$OUT" "busy-poll"
         start_daemon --profile-dir "$NETPOLLD_SOURCE_ROOT/conf/profiles" --profile latency || return
         expect_file $CORE/busy_read 50
         expect_file $CORE/busy_poll 50
@@ -328,7 +338,7 @@ case_profile_list_judges_like_check_config() {
         expect_eq "profile list: active mark" "$(awk '$1 == "*" { print $2 }' <<<"$text")" "itest-latency"
         ctl --json profile list
         expect_rc 0
-        for p in balanced latency powersave throughput itest-broken; do
+        for p in balanced dedicated latency powersave throughput itest-broken; do
                 case $p in
                 itest-broken) want="invalid: $first" ;;
                 *) want=$(sed -n 's/^description = //p' "$shipped/$p.conf") ;;
