@@ -309,11 +309,14 @@ static IrqState steer_file(IrqPin *p, Device *d, Slot *s, SteerFile f, const Cpu
                 return IRQ_STATE_FAILED;
         }
         const char *label = t.name;
-        if (f == STEER_THREAD && (r == -ENOENT || r == -ENODEV))
-                return IRQ_STATE_APPLIED; /* the thread ended (softirq mode again): nothing to place */
         if (f != STEER_IRQ) {
-                if (r == -ENOENT)
-                        return IRQ_STATE_APPLIED; /* no RPS/XPS in this kernel, or no tx-N for rx-N */
+                /*
+                 * Nothing there to steer: no RPS/XPS files in this kernel (CONFIG_RPS, CONFIG_XPS; the
+                 * owner reports a file it cannot read as a gone device), no tx-N for rx-N, or the
+                 * thread ended (softirq mode again).
+                 */
+                if (r == -ENOENT || r == -ENODEV)
+                        return IRQ_STATE_APPLIED;
                 log_warning("%s: cannot set %s: %s", label, strempty(list),
                             owner_last_error(p->owner) ?: strerror(-r));
                 return IRQ_STATE_FAILED;

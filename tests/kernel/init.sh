@@ -691,6 +691,97 @@ case_netpolld() {
         [ "$CASE_FAILED" = 0 ] || diag "netpolld log: $(tail -n 20 /tmp/netpolld.log)"
 }
 
+# Issue 29's proof: netpolld puts the NAPI instances of the virtio-net NIC in
+# the root namespace (its peer serves in the namespace) in busy-poll mode, as
+# the shipped "dedicated" profile is meant to be used, and steers their
+# kernel threads onto CPU 1; traffic still flows; SIGTERM and a kill -9 with
+# the next start's journal replay both put softirq mode back.
+dedicated_profile() { # DEV: a profile like dedicated.conf's example, for DEV
+        mkdir -p /run/ktest-profiles
+        cat >/run/ktest-profiles/ktest-dedicated.conf <<EOF
+[profile]
+description = ktest: $1's NAPI instances busy-poll in kernel threads on CPU 1
+[knobs]
+busy-read = 0
+busy-poll = 0
+napi-threaded@$1 = busy-poll
+[irq]
+devices = $1
+strategy = cpus
+cpus = 1
+EOF
+}
+
+# napi_threads DEV: "MODE PID CPUS" of each kernel thread netpollctl irq shows for DEV
+napi_threads() {
+        ctl irq | awk -v d="$1" '$1 == d && $9 != "-" { print $8, $9, $10 }' | sort -u
+}
+
+# napi_threads_kernel DEV: the napi/DEV-* kernel threads, as /proc shows them
+napi_threads_kernel() {
+        for c in /proc/[0-9]*/comm; do
+                read -r n <"$c" 2>/dev/null || continue
+                case $n in "napi/$1-"*) echo "${c%/comm}" ;; esac
+        done
+}
+
+case_netpolld_dedicated() {
+        dev=$(cd /sys/class/net && ls -d eth* 2>/dev/null | head -n 1)
+        [ -n "$dev" ] || { fail "no virtio-net device in the root namespace"; return; }
+        case $(uname -r) in
+        6.*) skip "busy-poll mode of NAPI threads needs Linux after 6.18 (this is $(uname -r))"; return ;;
+        esac
+        [ -S /run/ktest-bus ] || dbus-daemon --config-file=/etc/ktest/dbus.conf --nofork --nopidfile 2>/tmp/dbus.log &
+        i=0
+        while [ ! -S /run/ktest-bus ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        dedicated_profile "$dev"
+
+        start_netpolld /run/ktest-profiles/ktest-dedicated.conf || return
+        out=$(ctl get "napi-threaded@$dev" 2>&1)
+        expect_eq "napi-threaded@$dev" "$(echo "$out" | awk 'NR == 2 { print $2, $3 }')" "busy-poll profile"
+        i=0
+        while [ -z "$(napi_threads "$dev" | awk '$3 == 1')" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+        threads=$(napi_threads "$dev")
+        [ -n "$threads" ] || fail "netpollctl irq shows no kernel thread for $dev: $(ctl irq 2>&1)"
+        diag "netpollctl irq: $(ctl irq | awk -v d="$dev" 'NR == 1 || $1 == d' | tr -s ' ' | tr '\n' ';')"
+        echo "$threads" | while read -r mode pid cpus; do
+                expect_eq "mode of thread $pid" "$mode" busy-poll
+                expect_eq "CPUs of thread $pid (netpollctl irq)" "$cpus" 1
+                expect_eq "CPUs of thread $pid (/proc)" \
+                        "$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/$pid/status)" 1
+                case $(cat /proc/$pid/comm) in napi/*) ;; *) fail "thread $pid is $(cat /proc/$pid/comm)" ;; esac
+        done
+        grep -q "^thread	napi-thread-affinity@$dev:napi-" /run/netpolld/restore.journal ||
+                fail "no thread entry in the journal: $(cat /run/netpolld/restore.journal)"
+        vmtool rr 198.19.0.2 7000 200 0 30 >/dev/null || fail "no traffic over $dev with busy-poll NAPI threads"
+        # What the poller costs: it sleeps until its first packet, then polls without pause,
+        # traffic or not. Its CPU time over 2 s of wall time after the traffic ended:
+        for pid in $(echo "$threads" | awk '{ print $2 }'); do
+                t0=$(awk '{ print $14 + $15 }' /proc/$pid/stat)
+                sleep 2
+                t1=$(awk '{ print $14 + $15 }' /proc/$pid/stat)
+                diag "busy-poll thread $pid ($(cat /proc/$pid/comm)) on CPU 1 after traffic: $((t1 - t0)) of 200 clock ticks in 2 s"
+        done
+        ctl irq | awk -v d="$dev" '$1 == d && $NF != "applied" { print }' | while read -r l; do
+                fail "a queue of $dev is not applied: $l"
+        done
+        grep -q -i -E 'warning|error' /tmp/netpolld.log && fail "netpolld warned: $(grep -i -E 'warning|error' /tmp/netpolld.log)"
+        stop_netpolld
+        expect_eq "$dev napi/ threads after SIGTERM" "$(napi_threads_kernel "$dev")" ""
+
+        # kill -9: the next start replays the journal before its own profile.
+        start_netpolld /run/ktest-profiles/ktest-dedicated.conf || return
+        i=0
+        while [ -z "$(napi_threads_kernel "$dev")" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+        kill -KILL $NETPOLLD_PID
+        wait $NETPOLLD_PID 2>/dev/null
+        [ -n "$(napi_threads_kernel "$dev")" ] || fail "no busy-poll thread left by the killed netpolld (nothing to replay)"
+        start_netpolld ktest || return
+        expect_eq "$dev napi/ threads after the replay" "$(napi_threads_kernel "$dev")" ""
+        stop_netpolld
+        [ "$CASE_FAILED" = 0 ] || diag "netpolld log: $(tail -n 30 /tmp/netpolld.log)"
+}
+
 # ------------------------------------------------------------ verdict
 
 # The debug variant is only worth its build if its checkers are on.
@@ -1029,6 +1120,8 @@ if [ "$CASE_FAILED" = 0 ]; then
         run_case "upstream selftest net/nl_netdev.py (netdev genl on netdevsim) passes" case_selftest_nl_netdev
 fi
 run_case "netpolld on the patched kernel: list, set, restore" case_netpolld
+run_case "netpolld dedicated pollers: busy-poll NAPI threads of virtio-net on CPU 1, restored on stop and after kill -9" \
+        case_netpolld_dedicated
 [ "$CASE_FAILED" = 0 ] &&
         run_case "netpolld's latency profile through seed 000 and 002 load: yields, budgets, restores" case_netpolld_adaptive
 [ "$DEBUG" = 1 ] && run_case "lockdep still active after every case" case_debug_checkers_still_on
