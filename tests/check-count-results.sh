@@ -42,5 +42,14 @@ out=$(python3 "$src/tools/count-results" "$tmp/ok.json")
 rc=$?
 [[ $rc == 0 ]] || { echo "FAIL: all passed, exit $rc"; bad=1; }
 check "all passed" "$out" "1 passed, 0 failed, 0 skipped"
+# Suite times: per log (labelled by its build directory), first start to last end.
+printf '%s\n' '{"name": "netpolld:unit / a", "result": "OK", "stdout": "", "starttime": 100.0, "duration": 2.0}' \
+        '{"name": "netpolld:unit / b", "result": "OK", "stdout": "", "starttime": 101.0, "duration": 30.4}' \
+        '{"name": "netpolld:fuzz / c", "result": "OK", "stdout": "", "starttime": 200.0, "duration": 5.0}' \
+        >"$tmp/testlog-2-build-asan.json"
+out=$(python3 "$src/tools/count-results" "$tmp/testlog-2-build-asan.json")
+check "a suite's wall clock" "$out" "  build-asan   unit                          31 s"
+check "another suite" "$out" "  build-asan   fuzz                           5 s"
+
 [[ $bad == 0 ]] && echo "count-results: all checks passed"
 exit $bad
