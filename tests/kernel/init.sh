@@ -1056,6 +1056,81 @@ seed_001() {
 }
 
 # ktest.seeds=000,002 on the command line (run.sh: NETPOLLD_KERNEL_APPEND) runs only those
+# Issue 29: a dedicated core polling the server's virtio-net device (its NAPI
+# threads in busy-poll mode, on a CPU of their own) beside socket busy
+# polling (busy_read/busy_poll 50 us) and no polling, for 1 and 16 sessions
+# waiting in recv(). Needs 3 vCPUs or more (server CPU 0, clients CPU 1,
+# poller CPU 2) and a kernel with busy-poll mode. Not a default seed:
+# ktest.seeds=poll. Polling the client's device as well (a fourth CPU) left
+# the first session without a reply for the mrr's whole timeout under
+# -icount, where the vCPUs take turns on one clock (docs/KERNEL-SEEDS.md).
+YNL_DIR=/opt/kselftest/tools/net/ynl/pyynl
+YNL="/opt/kselftest/bin/python3 $YNL_DIR/cli.py --no-schema --spec /opt/kselftest/Documentation/netlink/specs/netdev.yaml"
+
+# poll_mode WHERE DEV MODE MASK: every NAPI instance of DEV (WHERE: root or ns) in MODE
+# (disabled, busy-poll), their kernel threads on the CPUs of MASK
+poll_mode() {
+        pre=
+        [ "$1" = ns ] && pre="nsenter -t $NS_PID -n"
+        ifi=$($pre ip link show "$2" | awk -F: 'NR == 1 { print $1 }')
+        dump=$($pre $YNL --dump napi-get --json "{\"ifindex\": $ifi}" 2>&1)
+        ids=$(echo "$dump" | grep -o "'id': [0-9]*" | awk '{ print $2 }')
+        [ -n "$ids" ] || diag "seed poll: no NAPI instance of $2 (ifindex '$ifi'): $(echo "$dump" | tail -n 3)"
+        for id in $ids; do
+                $pre $YNL --do napi-set --json "{\"id\": $id, \"threaded\": \"$3\"}" >/dev/null 2>&1 ||
+                        diag "seed poll: napi-set $id threaded $3 on $2 failed"
+        done
+        for c in /proc/[0-9]*/comm; do
+                [ -r "$c" ] && read -r n <"$c" 2>/dev/null || continue
+                case $n in "napi/$2-"*) taskset -p "$4" "$(basename "${c%/comm}")" >/dev/null ;; esac
+        done
+}
+
+# poller_ticks: user + system clock ticks of every napi/ kernel thread
+poller_ticks() {
+        t=0
+        for c in /proc/[0-9]*/comm; do
+                [ -r "$c" ] && read -r n <"$c" 2>/dev/null || continue
+                case $n in napi/*) t=$((t + $(awk '{ print $14 + $15 }' "${c%/comm}/stat"))) ;; esac
+        done
+        echo $t
+}
+
+# busy_ticks: clock ticks all CPUs spent outside idle (and iowait)
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+
+seed_poll() {
+        [ "$(nproc)" -ge 3 ] || { diag "seed poll: needs 3 vCPUs or more (run.sh --seeds --smp 4)"; return; }
+        [ -f $YNL_DIR/cli.py ] || { diag "seed poll: no YNL ($YNL_DIR)"; return; }
+        dev0=$(cd /sys/class/net && ls -d eth* | head -n 1)
+        dev1=$(nsenter -t $NS_PID -n ip link show | awk -F': ' '/^[0-9]+: eth/ { print $2 }' | head -n 1)
+        diag "seed poll: the poller of $dev1 (the server's, in the namespace) on CPU 2"
+        rep=1
+        while [ $rep -le $SEED_REPS ]; do
+                for conns in 1 16; do
+                        for cfg in none socket threaded; do
+                                defaults
+                                case $cfg in
+                                socket) echo 50 >$CORE/busy_read; echo 50 >$CORE/busy_poll ;;
+                                threaded) poll_mode ns "$dev1" busy-poll 4 ;;
+                                esac
+                                # the pollers start spinning at their first packet
+                                vmtool rr 198.19.0.2 7000 20 0 30 >/dev/null
+                                p0=$(poller_ticks); c0=$(busy_ticks)
+                                out=$(taskset $CLIENT_MASK vmtool mrr 198.19.0.2 7000 $conns $SEED_SECONDS block 2>&1)
+                                p1=$(poller_ticks); c1=$(busy_ticks)
+                                say "seed poll conns=$conns config=$cfg rep=$rep $out poller_ticks=$((p1 - p0)) busy_ticks=$((c1 - c0))"
+                                [ $cfg = threaded ] && [ $((p1 - p0)) = 0 ] && diag "seed poll: no poller ran: $(cat /proc/[0-9]*/comm | grep napi/ | tr '\n' ' ')"
+                                if [ $cfg = threaded ]; then
+                                        poll_mode ns "$dev1" disabled f
+                                fi
+                        done
+                done
+                rep=$((rep + 1))
+        done
+        defaults
+}
+
 seeds() {
         vmtool rr 198.19.0.2 7000 200 0 30 >/dev/null     # warm up: the first connect is slow
         list=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^ktest\.seeds=//p' | tr , ' ')

@@ -25,12 +25,15 @@
 #                           work on init.sh; the series is then not checked)
 #   NETPOLLD_KERNEL_SKIP=REASON   skip, saying why (TAP "1..0 # SKIP REASON")
 #   NETPOLLD_KERNEL_APPEND  more kernel command line, e.g. ktest.only=FUNCTION
+#   NETPOLLD_KERNEL_ICOUNT=0  --seeds without -icount: wall-clock time under TCG (the
+#                           dedicated-poller seed: a vCPU that never idles stalls the
+#                           others' progress under -icount; see docs/KERNEL-SEEDS.md)
 #                           (init.sh runs the network setup and that case only)
 #   NETPOLLD_BINARY, NETPOLLCTL_BINARY, NETPOLLD_SOURCE_ROOT (set by meson)
 # `run.sh --install-only` installs the packages, fetches linux-source-7.2 and
 # exits (tools/install-deps --tests).
 #
-# `run.sh --seeds [--smp N] [--out FILE]` measures instead of checking: the
+# `run.sh --seeds [--smp 1|2|4] [--out FILE]` measures instead of checking: the
 # VM runs the seed scenarios of kernel-patches/ (init.sh, ktest.mode=seeds)
 # under `qemu -icount shift=3,sleep=off`, where the guest's clock counts
 # instructions, so runs compare across host load; the "KTEST seed" lines go
@@ -69,7 +72,7 @@ while [ $# -gt 0 ]; do
         esac
         shift
 done
-case $SMP in 1 | 2) ;; *) echo "run.sh: --smp takes 1 or 2, got '$SMP'" >&2; exit 2 ;; esac
+case $SMP in 1 | 2 | 4) ;; *) echo "run.sh: --smp takes 1, 2 or 4 (the dedicated-poller seed), got '$SMP'" >&2; exit 2 ;; esac
 SID_TARBALL=$CACHE/linux-source-7.2.tar.xz    # fetch_source_7_2 puts it there
 case $KERNEL in
 7.2) PATCHES=$SOURCE_ROOT/kernel-patches TARBALL=$SID_TARBALL ;;
@@ -341,7 +344,7 @@ boot() {
         # between them never leaves qemu. romfile= avoids needing ipxe's ROMs.
         local extra=() append="ktest.variant=$variant${NETPOLLD_KERNEL_APPEND:+ $NETPOLLD_KERNEL_APPEND}"
         if [ "$MODE" = seeds ]; then
-                extra=(-icount shift=3,sleep=off)
+                [ "${NETPOLLD_KERNEL_ICOUNT:-1}" = 0 ] || extra=(-icount shift=3,sleep=off)
                 append="$append ktest.mode=seeds"
                 : >"${SEEDS_OUT:=$CACHE/seeds-smp$SMP.txt}"
         elif [ "$MODE" = unpatched ]; then
@@ -427,7 +430,8 @@ if [ "$MODE" = seeds ]; then
         boot normal 512M $((BOOT_TIMEOUT * 12))
         if [ -s "$SEEDS_OUT" ]; then
                 ok "seed scenarios measured: $(wc -l <"$SEEDS_OUT") runs in $SEEDS_OUT"
-                python3 "$HERE/seeds-report.py" --smp "$SMP" "$SEEDS_OUT" | diag
+                python3 "$HERE/seeds-report.py" --smp "$SMP" \
+                        $([ "${NETPOLLD_KERNEL_ICOUNT:-1}" = 0 ] && echo --wall-clock) "$SEEDS_OUT" | diag
         else
                 not_ok "seed scenarios measured (no KTEST seed line)"
         fi

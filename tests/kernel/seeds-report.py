@@ -99,21 +99,45 @@ def seed_001(runs):
     print()
 
 
+def seed_poll(runs, seconds):
+    print("### Dedicated polling cores: NAPI threads in busy-poll mode (issue 29)\n")
+    print("The server's virtio-net device's NAPI instances in busy-poll mode, their threads on a CPU of "
+          "their own (server CPU 0, clients CPU 1, poller CPU 2), beside socket busy polling "
+          "(busy_read/busy_poll 50 us) and none; sessions wait in recv(). CPU is clock ticks "
+          "(USER_HZ 100) over the run: the poller's, and all CPUs' busy time.\n")
+    print("| sessions | polling | transactions/s | vs none | p50 (us) | p99 (us) | poller CPU ticks "
+          "| all CPUs busy ticks |")
+    print("|---|---|---|---|---|---|---|---|")
+    g = group(runs, ["conns", "config"])
+    for (conns, cfg), rs in g.items():
+        base = g.get((conns, "none"), rs)
+        tps = [t / seconds for t in num(rs, "transactions")]
+        base_tps = statistics.mean(num(base, "transactions")) / seconds
+        print(f"| {conns} | {cfg} | {cell(tps)} | {ratio(statistics.mean(tps), base_tps)} "
+              f"| {cell(num(rs, 'p50_us'))} | {cell(num(rs, 'p99_us'))} | {cell(num(rs, 'poller_ticks'))} "
+              f"| {cell(num(rs, 'busy_ticks'))} |")
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--smp", default="?", help="vCPUs of the boot, for the heading")
+    ap.add_argument("--wall-clock", action="store_true", help="the boot ran without -icount")
     ap.add_argument("file")
     args = ap.parse_args()
     runs = parse(args.file)
     if not runs:
         sys.exit(f"{args.file}: no seed runs")
-    print(f"## {args.smp} vCPU(s), qemu -icount shift=3,sleep=off\n")
+    clock = "wall clock (TCG without -icount)" if args.wall_clock else "qemu -icount shift=3,sleep=off"
+    print(f"## {args.smp} vCPU(s), {clock}\n")
     if "000" in runs:
         seed_000(runs["000"], float(runs["000"][0].get("seconds", 1)))
     if "002" in runs:
         seed_002(runs["002"])
     if "001" in runs:
         seed_001(runs["001"])
+    if "poll" in runs:
+        seed_poll(runs["poll"], float(runs["poll"][0].get("seconds", 1)))
 
 
 if __name__ == "__main__":

@@ -58,7 +58,8 @@ static int usage(void) {
                 "       vmtool mrr ADDR PORT CONNS SECONDS block|epoll\n"
                 "                                         CONNS processes, one connection each, back-to-back\n"
                 "                                         1-byte transactions for SECONDS, each reply awaited\n"
-                "                                         in recv() or in epoll_wait(); prints the sum\n"
+                "                                         in recv() or in epoll_wait(); prints the sum and the\n"
+                "                                         median and 99th percentile transaction time\n"
                 "       vmtool gap SECONDS                burn CPU for SECONDS; prints the time taken from it\n"
                 "                                         in stretches of 50 us or more (count, p99, max, sum)\n");
         return 2;
@@ -508,6 +509,22 @@ static int cmd_spin(const char *seconds_s) {
         return 0;
 }
 
+/* Transaction times of all mrr connections, 1 us buckets, the last one for MRR_HIST_US and more. */
+#define MRR_HIST_US 20000
+static uint32_t *mrr_hist; /* shared with the children (MAP_SHARED) */
+
+/* The smallest time (us) at or below which q permille of the counted transactions took. */
+static unsigned hist_quantile(uint64_t total, unsigned permille) {
+        uint64_t want = (total * permille + 999) / 1000, seen = 0;
+
+        for (unsigned us = 0; us <= MRR_HIST_US; us++) {
+                seen += mrr_hist[us];
+                if (seen >= want && want > 0)
+                        return us;
+        }
+        return MRR_HIST_US;
+}
+
 /* One mrr connection: transactions until the deadline, the count written to out. */
 static void mrr_child(const char *addr, const char *port, bool use_epoll, int start_fd, int out_fd,
                       uint64_t seconds) {
@@ -531,7 +548,7 @@ static void mrr_child(const char *addr, const char *port, bool use_epoll, int st
         if (read(start_fd, &go, 1) != 1)
                 _exit(1);
         end = now_us(CLOCK_MONOTONIC) + seconds * 1000000;
-        while (now_us(CLOCK_MONOTONIC) < end) {
+        for (uint64_t t0 = now_us(CLOCK_MONOTONIC), t1; t0 < end; t0 = t1) {
                 char b = 'x';
                 struct epoll_event ev;
 
@@ -549,6 +566,8 @@ static void mrr_child(const char *addr, const char *port, bool use_epoll, int st
                 if (read_full(fd, &b, 1) < 0)
                         _exit(1);
                 n++;
+                t1 = now_us(CLOCK_MONOTONIC);
+                __atomic_fetch_add(&mrr_hist[t1 - t0 < MRR_HIST_US ? t1 - t0 : MRR_HIST_US], 1, __ATOMIC_RELAXED);
         }
         if (write(out_fd, &n, sizeof(n)) != sizeof(n))
                 _exit(1);
@@ -580,6 +599,12 @@ static int cmd_mrr(char **argv) {
         alarm(seconds + 120);
         if (pipe(start) < 0 || pipe(out) < 0) {
                 perror("vmtool: mrr: pipe");
+                return 1;
+        }
+        mrr_hist = mmap(NULL, (MRR_HIST_US + 1) * sizeof(uint32_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                        -1, 0);
+        if (mrr_hist == MAP_FAILED) {
+                perror("vmtool: mrr: mmap");
                 return 1;
         }
         for (unsigned long i = 0; i < conns; i++) {
@@ -616,7 +641,8 @@ static int cmd_mrr(char **argv) {
                 fprintf(stderr, "vmtool: mrr: %d of %lu connections failed\n", failed, conns);
                 return 1;
         }
-        printf("transactions=%llu conns=%lu seconds=%lu\n", (unsigned long long)total, conns, seconds);
+        printf("transactions=%llu conns=%lu seconds=%lu p50_us=%u p99_us=%u\n", (unsigned long long)total, conns,
+               seconds, hist_quantile(total, 500), hist_quantile(total, 990));
         return 0;
 }
 
