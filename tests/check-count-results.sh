@@ -48,8 +48,8 @@ printf '%s\n' '{"name": "netpolld:unit / a", "result": "OK", "stdout": "", "star
         '{"name": "netpolld:fuzz / c", "result": "OK", "stdout": "", "starttime": 200.0, "duration": 5.0}' \
         >"$tmp/testlog-2-build-asan.json"
 out=$(python3 "$src/tools/count-results" "$tmp/testlog-2-build-asan.json")
-check "a suite's wall clock" "$out" "  build-asan   unit                          31 s"
-check "another suite" "$out" "  build-asan   fuzz                           5 s"
+check "a suite's wall clock" "$out" "  build-asan   unit                          31 s wall      32 s summed"
+check "another suite" "$out" "  build-asan   fuzz                           5 s wall       5 s summed"
 
 [[ $bad == 0 ]] && echo "count-results: all checks passed"
 exit $bad
