@@ -26,6 +26,9 @@ typedef enum NapiKnob {
         _NAPI_KNOB_MAX,
 } NapiKnob;
 
+/* NAPI_KNOB_THREADED's largest value: the kernel thread busy-polls (netdev enum napi-threaded). */
+#define NAPI_THREADED_BUSY_POLL 2
+
 /* "napi-defer-hard-irqs", "gro-flush-timeout", "irq-suspend-timeout", "napi-threaded". */
 const char *napi_knob_to_string(NapiKnob k);
 int napi_knob_from_string(const char *s, NapiKnob *ret);

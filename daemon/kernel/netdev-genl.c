@@ -43,7 +43,6 @@ enum {
         NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT = 7, /* uint */
         NETDEV_A_NAPI_THREADED = 8,            /* u32: 0 disabled, 1 enabled (6.17+), 2 busy-poll (after 6.18) */
 };
-#define NAPI_THREADED_BUSY_POLL 2
 
 enum {
         NETDEV_A_QUEUE_ID = 1,

@@ -199,6 +199,11 @@ void irqpin_set_pass_callback(IrqPin *p, void (*fn)(void *userdata), void *userd
         p->on_pass_userdata = userdata;
 }
 
+/*
+ * A napi-get dump per device that is up, steered or not: the steering pass's own dumps
+ * cover only the devices [irq] names. It runs only after a pass (link events, a NAPI
+ * mode change), never per sample.
+ */
 int irqpin_busy_poll_threads(IrqPin *p, int **ret, size_t *ret_n) {
         _cleanup_(freep) int *pids = NULL;
         size_t n = 0;
@@ -222,7 +227,7 @@ int irqpin_busy_poll_threads(IrqPin *p, int **ret, size_t *ret_n) {
                 pids = a;
                 for (size_t k = 0; k < nn; k++)
                         if (napis[k].pid > 0 && napis[k].has[NAPI_KNOB_THREADED] &&
-                            napis[k].value[NAPI_KNOB_THREADED] == 2 /* busy-poll */)
+                            napis[k].value[NAPI_KNOB_THREADED] == NAPI_THREADED_BUSY_POLL)
                                 pids[n++] = napis[k].pid;
         }
         *ret = TAKE_PTR(pids);

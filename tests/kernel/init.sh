@@ -1102,7 +1102,6 @@ busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 seed_poll() {
         [ "$(nproc)" -ge 3 ] || { diag "seed poll: needs 3 vCPUs or more (run.sh --seeds --smp 4)"; return; }
         [ -f $YNL_DIR/cli.py ] || { diag "seed poll: no YNL ($YNL_DIR)"; return; }
-        dev0=$(cd /sys/class/net && ls -d eth* | head -n 1)
         dev1=$(nsenter -t $NS_PID -n ip link show | awk -F': ' '/^[0-9]+: eth/ { print $2 }' | head -n 1)
         diag "seed poll: the poller of $dev1 (the server's, in the namespace) on CPU 2"
         rep=1
