@@ -44,6 +44,7 @@ struct Adapter {
         uint64_t busy_poll_read_us; /* last read of the busy-poll packet counter, 0: none yet */
         int busy_poll_error;        /* -ENODEV once the kernel was found not to count them */
         bool crowd;                 /* the monitor follows a crowd (see control.h) */
+        uint64_t samples;           /* samples the controller stepped on since start (for the metrics) */
 };
 
 static uint64_t now_ns(void) {
@@ -308,7 +309,7 @@ int adapter_load(Adapter *a, const Monitor **ret) {
                 return -ENODEV;
         if (!a->running) {
                 r = monitor_sample(a->monitor, now_ns());
-                if (r < 0 && r != -EINVAL)
+                if (r < 0 && r != -EINVAL && r != -EAGAIN) /* too soon: the last sample stands */
                         return r;
         }
         *ret = a->monitor;
@@ -421,16 +422,18 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         ControlInput in = { .cfg = cfg };
         const CpuSet *poll;
         MonitorLoad load;
-        uint64_t t = now_ns();
         bool rested = a->state.resting;
+        uint64_t t;
         int r, n;
 
-        r = monitor_sample(a->monitor, t);
+        r = monitor_sample(a->monitor, now_ns());
         if (r <= 0) {
-                if (r < 0)
+                if (r < 0 && r != -EAGAIN)
                         log_debug_errno(r, "sampling failed: %m, ignoring");
                 return rearm(s, interval_us(a));
         }
+        a->samples++;
+        t = monitor_sample_ns(a->monitor);
         /* Waiting counts on the polling CPUs only (all when poll-cpus is empty); squeezes and drops everywhere. */
         poll = cpuset_is_empty(&cfg->poll_cpus) ? NULL : &cfg->poll_cpus;
         monitor_load(a->monitor, poll, &load);
@@ -514,6 +517,10 @@ static bool cause_moves(ControlKnob k, ControlCause c) {
         default:
                 return false;
         }
+}
+
+uint64_t adapter_samples(const Adapter *a) {
+        return a->samples;
 }
 
 size_t adapter_decisions(const Adapter *a, AdapterDecisionCount *ret, size_t max) {

@@ -66,3 +66,6 @@ typedef struct AdapterDecisionCount {
  * (call with max 0 to size the array).
  */
 size_t adapter_decisions(const Adapter *a, AdapterDecisionCount *ret, size_t max);
+
+/* Samples the controller took and stepped on since start (GetLoad's own samples not counted). */
+uint64_t adapter_samples(const Adapter *a);

@@ -138,6 +138,11 @@ static void write_all(FILE *f, const MetricsInput *in) {
                                               NULL });
         }
 
+        family(f, "netpolld_controller_samples_total", "counter",
+               "Samples of the load statistics the adaptive controller took and stepped on.");
+        if (in->has_samples)
+                sample(f, "netpolld_controller_samples_total", u64(v, sizeof(v), in->samples), NULL);
+
         family(f, "netpolld_busy_poll_rx_packets_total", "counter",
                "Packets received by busy polling (TcpExt BusyPollRxPackets in /proc/net/netstat).");
         if (in->has_busy_poll_rx)

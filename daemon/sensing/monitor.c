@@ -19,6 +19,7 @@
 #include "monitor-parse.h"
 #include "sysroot.h"
 #include "taskwait.h"
+#include "test-hook.h"
 #include "units.h"
 
 /* No statistics file read here gets this large; beyond it something is wrong. */
@@ -422,11 +423,20 @@ static void compute(Monitor *m, const Reading *cur, const Reading *prev) {
 
 int monitor_sample(Monitor *m, uint64_t now_ns) {
         Reading *swap;
-        bool had_prev;
+        uint64_t fixture_ns, after_ns;
+        bool had_prev, fixture;
         int r;
 
         if (!m)
                 return -EINVAL;
+        /* A test fixture's clock, when it has one, times the sample (test-hook.h). */
+        r = test_clock_ns(&fixture_ns);
+        fixture = r != -ENOENT;
+        if (fixture) {
+                if (r < 0 || (m->have_prev && fixture_ns <= m->prev->now_ns))
+                        return -EAGAIN;
+                now_ns = fixture_ns;
+        }
         if (m->have_prev && now_ns <= m->prev->now_ns)
                 return -EINVAL;
 
@@ -434,6 +444,8 @@ int monitor_sample(Monitor *m, uint64_t now_ns) {
         r = read_all(m, m->cur);
         if (r < 0)
                 return r;
+        if (fixture && (test_clock_ns(&after_ns) < 0 || after_ns != fixture_ns))
+                return -EAGAIN; /* the fixture rewrote its files meanwhile */
         had_prev = m->have_prev;
         compute(m, m->cur, had_prev ? m->prev : NULL);
 
@@ -442,6 +454,11 @@ int monitor_sample(Monitor *m, uint64_t now_ns) {
         m->cur = swap;
         m->have_prev = true;
         return had_prev ? 1 : 0;
+}
+
+uint64_t monitor_sample_ns(const Monitor *m) {
+        /* After a sample, prev holds it (the readings swap). */
+        return m->have_prev ? m->prev->now_ns : 0;
 }
 
 MonitorSource monitor_source(const Monitor *m) {

@@ -119,10 +119,14 @@ static inline void monitor_freep(Monitor **m) {
  * sample. now_ns is a monotonic clock reading (CLOCK_MONOTONIC in the daemon,
  * any increasing number in tests). Returns 1 when the rates cover an
  * interval, 0 for the first sample (a baseline: instant readings only);
- * -EINVAL when now_ns is not after the previous sample, else the read errno
- * or -EBADMSG. On failure the previous results and baseline stay in place.
+ * -EINVAL when now_ns is not after the previous sample, -EAGAIN when a test
+ * fixture's clock (test-hook.h) has not moved on or moved while the files
+ * were read, else the read errno or -EBADMSG. On failure the previous
+ * results and baseline stay in place.
  */
 int monitor_sample(Monitor *m, uint64_t now_ns);
+/* The time of the last sample taken: now_ns as passed, or the fixture's; 0 before the first. */
+uint64_t monitor_sample_ns(const Monitor *m);
 
 MonitorSource monitor_source(const Monitor *m);
 /* "schedstat", "tasks", "sched_debug", "procs_running". */

@@ -127,6 +127,17 @@ stat_load() {
         printf '%s\n' "$*" >"$STAT_LOAD_FILE.new" && mv -f "$STAT_LOAD_FILE.new" "$STAT_LOAD_FILE"
 }
 
+# The fixture's clock (NETPOLLD_TEST_CLOCK, test-hook.h): nanoseconds, moved
+# on by each tick after it rewrote the files, and marked "busy" while it does,
+# so that a -Dtest-hooks=true netpolld times its samples by it and takes none
+# across a rewrite. A tick that comes late (a busy machine) then moves the
+# clock and the counters together: the rates netpolld computes are the ones
+# the load names, however the driver was scheduled. (A build without test
+# hooks times samples by its own clock and sees a stalled driver as a pause
+# in the load.)
+STAT_CLOCK_FILE=
+STAT_CLOCK_NS=0
+
 # Time-based bumps use the time since the previous tick ($EPOCHREALTIME, no
 # fork), so "5x faster than time" holds however late a tick comes.
 stat_driver_loop() {
@@ -138,7 +149,9 @@ stat_driver_loop() {
                 now=${EPOCHREALTIME/./}
                 elapsed_us=$((now - last))
                 last=$now
+                STAT_CLOCK_NS=$((STAT_CLOCK_NS + elapsed_us * 1000))
                 if [ -n "$load" ]; then
+                        printf 'busy\n' >"$STAT_CLOCK_FILE"
                         for ((i = 0; i < STAT_NCPU; i++)); do
                                 case " $load " in *" rundelay "*)
                                         STAT_RUN_DELAY_NS[i]=$((STAT_RUN_DELAY_NS[i] + 5 * elapsed_us * 1000)) ;;
@@ -156,15 +169,21 @@ stat_driver_loop() {
                         case " $load " in *" drops "*) STAT_DROPPED[0]=$((STAT_DROPPED[0] + 10)) ;; esac
                         write_stat_files
                 fi
+                printf '%s\n' "$STAT_CLOCK_NS" >"$STAT_CLOCK_FILE"
                 sleep "$STAT_TICK"
         done
 }
 
 # start_stat_driver: the background loop that applies stat_load's load to the
-# files below $ROOT (after stat_init); no load at first.
+# files below $ROOT (after stat_init); no load at first. A daemon started
+# after it runs on its clock (NETPOLLD_TEST_CLOCK, exported here).
 start_stat_driver() {
         STAT_LOAD_FILE=$TMP/stat-load
         : >"$STAT_LOAD_FILE"
+        STAT_CLOCK_FILE=$TMP/stat-clock
+        STAT_CLOCK_NS=1000000000000
+        printf '%s\n' "$STAT_CLOCK_NS" >"$STAT_CLOCK_FILE"
+        export NETPOLLD_TEST_CLOCK=$STAT_CLOCK_FILE
         background stat_driver_loop
         STAT_DRIVER_PID=$BG_PID
 }
@@ -172,6 +191,24 @@ start_stat_driver() {
 stop_stat_driver() {
         [ -n "$STAT_DRIVER_PID" ] && kill_and_wait "$STAT_DRIVER_PID"
         STAT_DRIVER_PID=
+        unset NETPOLLD_TEST_CLOCK
+}
+
+# The samples netpolld's controller stepped on so far (netpolld_controller_samples_total).
+samples_taken() {
+        "$NETPOLLCTL" metrics 2>/dev/null | awk '$1 == "netpolld_controller_samples_total" { print $2; f = 1 } END { exit !f }'
+}
+
+samples_above() { local n; n=$(samples_taken) && [ "$n" -ge "$1" ]; }
+
+# wait_samples N: returns once the controller stepped on N more samples (a
+# check that nothing moves watches that long, however slowly a busy machine
+# runs it); fails the case if it did not within a minute.
+wait_samples() {
+        local from
+        from=$(samples_taken) || { fail "no netpolld_controller_samples_total in netpollctl metrics"; return 1; }
+        wait_for 60 samples_above $((from + $1)) ||
+                { fail "netpolld stepped on fewer than $1 samples in 60 s (from $from to $(samples_taken))"; return 1; }
 }
 
 # expect_knobs_restored DESCRIPTION: $ROOT is byte for byte the fixture as made,

@@ -49,7 +49,8 @@ case_every_family_documented() {
         metrics
         local f
         for f in knob_supported:gauge knob_seconds:gauge knob_value:gauge knob_cpus:gauge \
-                controller_decisions_total:counter busy_poll_rx_packets_total:counter queue_info:gauge \
+                controller_decisions_total:counter controller_samples_total:counter \
+                busy_poll_rx_packets_total:counter queue_info:gauge \
                 cpu_runnable_tasks:gauge cpu_pressure_some_ratio:gauge cpu_time_squeeze_total:counter \
                 queue_packets_total:counter queue_bytes_total:counter queue_hw_drops_total:counter \
                 queue_stop_total:counter queue_wake_total:counter; do
@@ -131,6 +132,8 @@ case_decisions_counted() {
         stat_load
         stop_stat_driver
         metrics
+        [ "$(sample_of netpolld_controller_samples_total)" -gt 0 ] 2>/dev/null ||
+                fail "netpolld_controller_samples_total is '$(sample_of netpolld_controller_samples_total)' after a decision"
         expect_eq "one squeeze decision on netdev-budget" \
                 "$(sample_of 'netpolld_controller_decisions_total{knob="netdev-budget",direction="up",reason="squeeze"}')" 1
         expect_eq "netdev-budget adaptive" "$(sample_of 'netpolld_knob_value{knob="netdev-budget",origin="adaptive"}')" 750
