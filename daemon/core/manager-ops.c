@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "irqpin.h"
 #include "log.h"
@@ -185,6 +186,18 @@ int manager_reset_knob(Manager *m, const char *name, char **ret_value, char **re
         return manager_get_knob(m, name, ret_value, &o, ret_message);
 }
 
+/* Keeps the move for Explain; a full table of knobs only costs the record (history.h). */
+static void record_decision(Manager *m, const char *name, uint64_t old, uint64_t new, const char *why) {
+        struct timespec ts;
+        int r;
+
+        (void)clock_gettime(CLOCK_REALTIME, &ts);
+        r = history_record(&m->history, name, (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000, old, new,
+                           why);
+        if (r < 0)
+                log_debug_errno(r, "%s: decision not kept for explain: %m, ignoring", name);
+}
+
 int manager_adapt(Manager *m, const char *name, uint64_t expected, uint64_t value, const char *why) {
         _cleanup_(freep) char *msg = NULL;
         KnobRef ref = { .desc = knob_find(name) };
@@ -209,6 +222,7 @@ int manager_adapt(Manager *m, const char *name, uint64_t expected, uint64_t valu
                 log_warning("%s, ignoring", msg ?: strerror(-r));
                 return r;
         }
+        record_decision(m, ref.desc->name, expected, value, why);
         /* Sockets copied busy-read when they were made: a yield and its return also go to the live ones. */
         if (streq(ref.desc->name, "busy-read"))
                 (void)manager_livesock_pass(m, value < expected ? LIVESOCK_YIELD : LIVESOCK_RETURN, expected, value);

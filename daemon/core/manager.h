@@ -19,6 +19,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "history.h"
 #include "journal.h"
 #include "knob.h"
 #include "livesock.h"
@@ -91,6 +92,7 @@ struct Manager {
         RuleRunner *rules; /* workload rules (manager-rules.c); NULL until manager_follow_rules() */
         NetdevGenl *qstats_genl; /* per-queue statistics for the metrics, opened on first use */
         bool qstats_unavailable; /* the kernel has no netdev family: stop asking */
+        DecisionHistory history; /* the controller's last moves per knob, for Explain (fixed size) */
 };
 
 int manager_new(Manager **ret, const ManagerOptions *o);
