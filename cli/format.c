@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <time.h>
 
 const char *format_milli(char *buf, size_t size, uint64_t milli) {
         uint64_t whole = milli / 1000, hundredths = (milli % 1000 + 5) / 10;
@@ -29,5 +30,26 @@ const char *format_mode(char *buf, size_t size, const char *mode, const char *so
         else
                 snprintf(buf, size, "%s (runnable depth from %s, %s)", m, source,
                          pressure ? "PSI in use" : "PSI not in use");
+        return buf;
+}
+
+const char *format_time_ms(char *buf, size_t size, uint64_t at_ms) {
+        time_t sec = (time_t)(at_ms / 1000);
+        struct tm tm;
+
+        if (!localtime_r(&sec, &tm))
+                snprintf(buf, size, "?");
+        else
+                snprintf(buf, size, "%02d:%02d:%02d.%03u", tm.tm_hour, tm.tm_min, tm.tm_sec,
+                         (unsigned)(at_ms % 1000));
+        return buf;
+}
+
+const char *format_decision(char *buf, size_t size, const char *knob, const char *old_value, const char *new_value,
+                            uint64_t at_ms, const char *reason) {
+        char when[32];
+
+        snprintf(buf, size, "%s %s -> %s at %s: %s", knob ?: "?", old_value ?: "?", new_value ?: "?",
+                 format_time_ms(when, sizeof(when), at_ms), reason ?: "?");
         return buf;
 }

@@ -44,6 +44,17 @@ static const Verb verbs[] = {
           "patch, \"needs Linux X.Y\" for one a newer kernel adds, or \"no\"." },
         { "get", 1, ARGS_UNLIMITED, verb_get, "get KNOB...",
           "Show the value and origin of each KNOB." },
+        { "explain", 1, 1, verb_explain, "explain KNOB[@DEV[:napi-ID]]",
+          "Show why a knob holds its value.\n\n"
+          "The value the kernel holds now; what each layer wants (manual from\n"
+          "\"set\", the adaptive controller, the profile with FILE:LINE, [irq]\n"
+          "steering) and which one wins; per kernel value the original in the\n"
+          "restore journal and what stop writes; a change made outside netpolld;\n"
+          "the controller's last decisions with their signals and thresholds\n"
+          "(the last 16 per knob); and, for a knob this kernel lacks, the patch or\n"
+          "Linux version that adds it. Also takes steered values by name\n"
+          "(irq-affinity@DEV:rx-N, rps-cpus@DEV:rx-N). Open to every caller.\n"
+          "Example: netpollctl explain busy-poll" },
         { "set", 2, ARGS_UNLIMITED, verb_set, "set KNOB VALUE [KNOB VALUE]...",
           "Set knobs to manual values.\n\n"
           "Example: netpollctl set softirq-budget 2ms\n"

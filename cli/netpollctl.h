@@ -104,6 +104,7 @@ int ctl_print_json(json_object *o, bool pretty);
 CtlStatus verb_status(int argc, char **argv);
 CtlStatus verb_list(int argc, char **argv);
 CtlStatus verb_get(int argc, char **argv);
+CtlStatus verb_explain(int argc, char **argv);
 CtlStatus verb_set(int argc, char **argv);
 CtlStatus verb_reset(int argc, char **argv);
 CtlStatus verb_profile(int argc, char **argv);

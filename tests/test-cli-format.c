@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "format.h"
 #include "macro.h"
@@ -59,6 +60,25 @@ static void check_mode(const char *mode, const char *source, int pressure, const
 START_TEST(test_format_mode_names_source_and_psi) {
         check_mode("adaptive", "procs_running", 1, "adaptive (runnable depth from procs_running, PSI in use)");
         check_mode("paused", "schedstat", 0, "paused (runnable depth from schedstat, PSI not in use)");
+}
+END_TEST
+
+/* explain's decision lines, in local time (UTC here). */
+START_TEST(test_format_decision_names_values_time_and_reason) {
+        char buf[256], small[24];
+
+        setenv("TZ", "UTC", 1);
+        tzset();
+        /* 2026-12-06 12:01:03.120 UTC */
+        ck_assert_str_eq(format_time_ms(buf, sizeof(buf), UINT64_C(1796558463120)), "12:01:03.120");
+        ck_assert_str_eq(format_time_ms(buf, sizeof(buf), UINT64_C(1796558463005)), "12:01:03.005");
+        ck_assert_str_eq(format_decision(buf, sizeof(buf), "busy-poll", "50us", "0us", UINT64_C(1796558463120),
+                                         "runnable 1.4 > 0.5 for 2 samples: busy polling yields to the waiting tasks"),
+                         "busy-poll 50us -> 0us at 12:01:03.120: runnable 1.4 > 0.5 for 2 samples: busy polling "
+                         "yields to the waiting tasks");
+        ck_assert_str_eq(format_decision(buf, sizeof(buf), NULL, NULL, "0us", 0, NULL), "? ? -> 0us at 00:00:00.000: ?");
+        /* Cut to the buffer, never past it. */
+        ck_assert_str_eq(format_decision(small, sizeof(small), "busy-poll", "50us", "0us", 0, "x"), "busy-poll 50us -> 0us a");
 }
 END_TEST
 
@@ -436,6 +456,7 @@ static Suite *cli_format_suite(void) {
         tcase_add_test(tc, test_format_milli_truncates_to_buffer);
         tcase_add_test(tc, test_format_mode_names_source_and_psi);
         tcase_add_test(tc, test_format_mode_leaves_out_what_the_daemon_does_not_report);
+        tcase_add_test(tc, test_format_decision_names_values_time_and_reason);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("event_log");

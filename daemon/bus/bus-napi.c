@@ -75,20 +75,32 @@ static int napi_target(Manager *m, const NapiRef *ref, Target *ret, uint64_t *re
         return owner_napi_target(m->owner, name, ref->device, id, napi_knob_to_string(ref->knob), ret);
 }
 
-int get_napi(sd_bus_message *message, Manager *m, const char *name, sd_bus_error *error) {
-        _cleanup_(freep) char *text = NULL;
-        KnobValue v = {};
+int napi_resolve(Manager *m, const char *name, Target *ret, const KnobDesc **ret_desc, uint64_t *ret_value,
+                 sd_bus_error *error) {
         NapiRef ref;
-        Target t;
         int r;
 
         r = parse_napi(m, name, &ref, error);
         if (r < 0)
                 return r;
-        r = napi_target(m, &ref, &t, &v.num);
+        r = napi_target(m, &ref, ret, ret_value);
         if (r < 0)
                 return napi_error(error, name, ref.knob, r);
-        text = knob_format_value(napi_knob_desc(ref.knob), &v);
+        *ret_desc = napi_knob_desc(ref.knob);
+        return 0;
+}
+
+int get_napi(sd_bus_message *message, Manager *m, const char *name, sd_bus_error *error) {
+        _cleanup_(freep) char *text = NULL;
+        const KnobDesc *d;
+        KnobValue v = {};
+        Target t;
+        int r;
+
+        r = napi_resolve(m, name, &t, &d, &v.num, error);
+        if (r < 0)
+                return r;
+        text = knob_format_value(d, &v);
         if (!text)
                 return -ENOMEM;
         return sd_bus_reply_method_return(message, "ss", text, origin_to_string(owner_origin(m->owner, &t)));

@@ -12,6 +12,12 @@
 #include "manager.h"
 
 bool is_napi_ref(const char *name);
+/*
+ * The owner's target of a per-NAPI reference, its catalog entry and its value
+ * now (GetKnob, Explain); the D-Bus error is set on failure.
+ */
+int napi_resolve(Manager *m, const char *name, Target *ret, const KnobDesc **ret_desc, uint64_t *ret_value,
+                 sd_bus_error *error);
 /* Replies to GetKnob with (value, origin). */
 int get_napi(sd_bus_message *message, Manager *m, const char *name, sd_bus_error *error);
 /* Replies to SetKnob with the value the kernel holds. */

@@ -15,12 +15,13 @@
 
 #include "adapt.h"
 #include "irqpin.h"
+#include "bus-explain.h"
 #include "bus-logcontrol.h"
 #include "bus-napi.h"
 #include "log.h"
 #include "strv.h"
 
-static int bus_error_from_manager(sd_bus_error *error, int r, const char *message) {
+int bus_error_from_manager(sd_bus_error *error, int r, const char *message) {
         /* The manager's MANAGER_E_* codes are the errnos bus_error_map gives the names. */
         const char *name = bus_error_name_from_errno(r);
 
@@ -587,6 +588,11 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_list_knobs, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetKnob", SD_BUS_ARGS("s", name), SD_BUS_RESULT("s", value, "s", origin),
                                 method_get_knob, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Explain", SD_BUS_ARGS("s", name),
+                                SD_BUS_RESULT("s", name, "s", value, "s", unit, "s", origin, "b", supported, "s", needs,
+                                              "s", summary, "s", rollback, "a(ssssb)", wishes,
+                                              "a(ssssssbsst)", targets, "a(tsss)", decisions),
+                                method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetKnob", SD_BUS_ARGS("s", name, "s", value), SD_BUS_RESULT("s", value),
                                 method_set_knob, PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetKnobs", SD_BUS_ARGS("a(ss)", pairs), SD_BUS_RESULT("a(ss)", set),

@@ -29,6 +29,9 @@ int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address);
  */
 int bus_check_privileged(sd_bus_message *message, sd_bus_error *error);
 
+/* Sets the D-Bus error a MANAGER_E_* errno maps to (message NULL: strerror); returns a negative errno. */
+int bus_error_from_manager(sd_bus_error *error, int r, const char *message);
+
 /* The KnobChanged signal (values as people read them, with units). */
 void bus_emit_knob_changed(sd_bus *bus, const char *name, const char *old, const char *new, const char *reason);
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cpuset.h"
 #include "log.h"
@@ -25,6 +26,7 @@ typedef struct Held {
         char *layer[_LAYER_MAX];
         char *expected; /* what the kernel holds by netpolld's doing; NULL: netpolld holds nothing */
         bool external;
+        OwnerOutside outside; /* the outside change that made it external (owner_outside_change()) */
 } Held;
 
 struct Owner {
@@ -78,6 +80,8 @@ static void held_done(Held *h) {
         for (Layer l = 0; l < _LAYER_MAX; l++)
                 free(h->layer[l]);
         free(h->expected);
+        free(h->outside.was);
+        free(h->outside.found);
 }
 
 int owner_new(Owner **ret, const char *sysroot, Journal *journal, bool dry_run) {
@@ -381,6 +385,38 @@ static int set_string(char **p, const char *v) {
         return 0;
 }
 
+/* What explain shows of the change: what netpolld had left, what was found, when (wall clock). */
+static void remember_outside(Held *h, const char *now) {
+        struct timespec ts;
+
+        (void)clock_gettime(CLOCK_REALTIME, &ts);
+        free(h->outside.was);
+        free(h->outside.found);
+        h->outside = (OwnerOutside){
+                .was = h->expected ? strdup(h->expected) : NULL,
+                .found = now ? strdup(now) : NULL,
+                .at_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000,
+        };
+}
+
+int owner_find_target(const Owner *o, const char *name, Target *ret) {
+        for (size_t i = 0; i < o->n_held; i++)
+                if (streq(o->held[i].t.name, name)) {
+                        *ret = o->held[i].t;
+                        return 0;
+                }
+        return -ENOENT;
+}
+
+bool owner_outside_change(const Owner *o, const Target *t, OwnerOutside *ret) {
+        const Held *h = find_held(o, t->key);
+
+        if (!h || h->t.ifindex != t->ifindex || !h->external)
+                return false;
+        *ret = h->outside;
+        return true;
+}
+
 /*
  * h holds now, netpolld did not write it: the value is somebody else's. The
  * journal entry goes (never restored over it), the change is reported, and
@@ -393,6 +429,7 @@ static void mark_external(Owner *o, Held *h, const char *now) {
         if (o->journal && journal_get(o->journal, h->t.key))
                 (void)journal_forget(o->journal, h->t.key);
         h->external = true;
+        remember_outside(h, now);
         o->generation++;
         report(o, &h->t, h->expected, now, "external");
         free(h->expected);

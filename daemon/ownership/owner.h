@@ -185,6 +185,18 @@ uint64_t owner_generation(const Owner *o);
 /* What the layer asks for, or NULL. Owned by the owner. */
 const char *owner_layer_value(const Owner *o, const Target *t, Layer layer);
 
+/* An outside change the owner noticed (see above). Strings owned by the owner; NULL when unknown. */
+typedef struct OwnerOutside {
+        char *was;      /* what netpolld had left there */
+        char *found;    /* what it found instead */
+        uint64_t at_ms; /* when it noticed, wall clock in milliseconds */
+} OwnerOutside;
+
+/* The target held under name ("irq-affinity@eth1:rx-0"); -ENOENT when the owner holds none. */
+int owner_find_target(const Owner *o, const char *name, Target *ret);
+/* Whether t is external now; then *ret says what changed. Never creates state. */
+bool owner_outside_change(const Owner *o, const Target *t, OwnerOutside *ret);
+
 /* Reads the target's value as the kernel holds it now. Never creates state. */
 int owner_read(const Owner *o, const Target *t, char **ret);
 /* Whether two kernel texts of this kind mean the same value ("0f" == "f" for masks, "0-1" == "0,1"). */

@@ -123,7 +123,7 @@ def call_list():
         calls.append((desc, path, iface, member, sig, args, expect))
 
     # wrong types: the method's signature differs
-    with_args = {"GetKnob": "s", "SetKnob": "ss", "SetKnobs": "a(ss)", "ResetKnob": "s", "ShowProfile": "s",
+    with_args = {"GetKnob": "s", "Explain": "s", "SetKnob": "ss", "SetKnobs": "a(ss)", "ResetKnob": "s", "ShowProfile": "s",
                  "SetProfile": "s", "SetMode": "s"}
     wrong = [("", ()), ("i", (42,)), ("u", (7,)), ("as", (["busy-read"],)), ("ss", ("busy-read", "1")),
              ("sss", ("busy-read", "1", "x")), ("a(si)", ([("busy-read", 1)],)), ("a{ss}", ([],)),
@@ -140,6 +140,7 @@ def call_list():
     for n in BAD_KNOB_NAMES:
         short = repr(n[:40]) + ("... (%d chars)" % len(n) if len(n) > 40 else "")
         add("GetKnob(%s)" % short, "GetKnob", "s", (n,))
+        add("Explain(%s)" % short, "Explain", "s", (n,))
         add("SetKnob(%s, 1)" % short, "SetKnob", "ss", (n, "1"))
         add("SetKnobs([(%s, 1)])" % short, "SetKnobs", "a(ss)", ([(n, "1")],))
         add("ResetKnob(%s)" % short, "ResetKnob", "s", (n,))
@@ -329,6 +330,8 @@ def case_unprivileged():
                 out.append((desc, m.error_name, m.args()[0] if m.signature.startswith("s") else ""))
             m = u.call(DEST, PATH, IFACE, "GetKnob", "s", ("busy-read",))
             out.append(("GetKnob (a read)", m.error_name, ""))
+            m = u.call(DEST, PATH, IFACE, "Explain", "s", ("busy-read",))
+            out.append(("Explain (a read)", m.error_name, ""))
             m = u.call(DEST, PATH, IFACE, "ShowProfile", "s", ("itest-latency",))
             out.append(("ShowProfile by name (a read)", m.error_name, ""))
             # By path netpolld would read any file as root and echo parts of it in its errors.

@@ -37,7 +37,7 @@ schema_key() { python3 -c 'import json, sys; print(json.load(sys.stdin).get("sch
 case_schema_files() {
         local errors n
         n=$(find "$SCHEMAS" -name 'netpollctl-*.v1.json' | wc -l)
-        [ "$n" -ge 13 ] || fail "expected a schema per output, found $n in $SCHEMAS"
+        [ "$n" -ge 14 ] || fail "expected a schema per output, found $n in $SCHEMAS"
         errors=$(python3 "$VALIDATE" --check-schemas "$SCHEMAS"/*.json 2>&1) || fail "schema files:" "$errors"
 }
 
@@ -75,6 +75,14 @@ case_list_get_set_reset() {
         json_verb get get busy-read netdev-budget
         json_verb set set busy-read 7us netdev-budget 500
         json_verb set reset busy-read netdev-budget
+}
+
+case_explain() {
+        need_daemon || return
+        json_verb explain explain busy-read
+        expect_eq "explain schema key" "$(schema_key)" "netpolld.explain/1"
+        json_verb explain explain softirq-budget
+        json_verb explain explain gro-flush-timeout@veth0
 }
 
 case_profiles() {
@@ -157,6 +165,7 @@ run_case "the schema files are valid and named as their \$id says" case_schema_f
 run_case "the validator refuses broken documents and accepts added keys" case_validator_refuses_broken_output
 run_case "status" case_status
 run_case "list, get, set and reset" case_list_get_set_reset
+run_case "explain" case_explain
 run_case "profile list, show, set and release" case_profiles
 run_case "metrics and irq" case_metrics_irq
 run_case "pause and resume" case_pause_resume

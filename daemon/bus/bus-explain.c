@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * bus-explain.c: Explain(s name): resolves the name (a knob, a per-NAPI
+ * instance, or a value netpolld steers) and returns manager-explain.c's
+ * findings. Read-only and unprivileged, like GetKnob.
+ */
+#include "bus-explain.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "bus-napi.h"
+#include "macro.h"
+#include "bus.h"
+#include "explain.h"
+
+static int append_explanation(sd_bus_message *reply, const Explanation *e) {
+        int r;
+
+        r = sd_bus_message_append(reply, "ssssbsss", e->name, e->value, e->unit, e->origin, e->supported, e->needs,
+                                  e->summary, e->rollback);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(ssssb)");
+        for (size_t i = 0; r >= 0 && i < e->n_wishes; i++) {
+                const ExplainWish *w = &e->wishes[i];
+                r = sd_bus_message_append(reply, "(ssssb)", w->target, w->layer, w->value, w->source, w->wins);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(ssssssbsst)");
+        for (size_t i = 0; r >= 0 && i < e->n_targets; i++) {
+                const ExplainTarget *t = &e->targets[i];
+                r = sd_bus_message_append(reply, "(ssssssbsst)", t->name, t->key, t->value, t->origin, t->original,
+                                          t->at_stop, t->outside, t->outside_was, t->outside_found,
+                                          t->outside_at_ms);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(tsss)");
+        for (size_t i = 0; r >= 0 && i < e->n_decisions; i++) {
+                const ExplainDecision *d = &e->decisions[i];
+                r = sd_bus_message_append(reply, "(tsss)", d->at_ms, d->old_value, d->new_value, d->reason);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+int method_explain(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(explanation_done) Explanation e = {};
+        _cleanup_(freep) char *msg = NULL;
+        Manager *m = userdata;
+        const char *name;
+        int r;
+
+        /* Read-only: outside changes are the ownership timer's to notice, not a reader's. */
+        r = sd_bus_message_read(message, "s", &name);
+        if (r < 0)
+                return r;
+        if (is_napi_ref(name) && m->owner) {
+                const KnobDesc *d = NULL;
+                uint64_t value;
+                Target t;
+
+                /* A per-NAPI instance, unless the owner holds a steered value by that name (a queue's mask). */
+                if (owner_find_target(m->owner, name, &t) < 0) {
+                        r = napi_resolve(m, name, &t, &d, &value, error);
+                        if (r < 0)
+                                return r;
+                        r = manager_explain_targets(m, name, d, &t, 1, &e);
+                        if (r < 0)
+                                return r;
+                        goto reply;
+                }
+        }
+        r = manager_explain(m, name, &e, &msg);
+        if (r < 0)
+                return bus_error_from_manager(error, r, msg);
+reply:
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = append_explanation(reply, &e);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
