@@ -15,6 +15,7 @@
 
 #include "bus-errors.h"
 #include "netpollctl.h"
+#include "strv.h"
 
 bool arg_json = false;
 bool arg_all = false;
@@ -67,12 +68,23 @@ static const Verb verbs[] = {
           "it had before netpolld changed it; knobs changed behind netpolld's back are\n"
           "taken back too. --all resets every knob whose origin is manual, adaptive or\n"
           "external. Needs root or CAP_NET_ADMIN." },
-        { "profile", 0, 2, verb_profile, "profile [list | show NAME | set NAME | release]",
-          "List, show or switch profiles.\n\n"
+        { "profile", 0, 2, verb_profile,
+          "profile [list | show NAME | set NAME | release | import-tuned NAME|PATH]",
+          "List, show or switch profiles; convert a tuned profile.\n\n"
           "\"profile\" alone is \"profile list\" (the active profile is marked '*');\n"
           "\"show\" prints a profile resolved with its includes; \"set\" switches to it\n"
           "and pins it: [rule NAME] sections of netpolld.conf no longer switch until\n"
-          "\"release\" hands the choice back to them (both need root or CAP_NET_ADMIN)." },
+          "\"release\" hands the choice back to them (both need root or CAP_NET_ADMIN).\n\n"
+          "\"import-tuned NAME|PATH [--output FILE] [--tuned-dir DIR]...\" converts a\n"
+          "tuned profile (with its includes and variables) into a netpolld profile,\n"
+          "offline: no bus or daemon needed. Every [sysctl] key that a netpolld knob\n"
+          "writes becomes that knob, with a comment naming the tuned FILE:LINE; every\n"
+          "other entry is listed on stderr and in a comment block at the end. NAME is\n"
+          "looked up as DIR/NAME/tuned.conf in /etc/tuned then /usr/lib/tuned\n"
+          "(--tuned-dir, repeatable, or $NETPOLLD_TUNED_PATH, colon-separated, replace\n"
+          "them); --output writes FILE atomically (default: stdout).\n"
+          "Example: netpollctl profile import-tuned network-latency \\\n"
+          "           --output /etc/netpolld/profiles/from-tuned.conf" },
         { "irq", 0, 0, verb_irq, "irq",
           "Show IRQ and queue steering of every network device.\n\n"
           "One row per queue: DEVICE, QUEUE (rx-N, tx-N, or combined-N for one vector\n"
@@ -276,6 +288,8 @@ static int parse_argv(int argc, char **argv) {
                 ARG_VERSION,
                 ARG_ALL,
                 ARG_ONCE,
+                ARG_OUTPUT,
+                ARG_TUNED_DIR,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -284,6 +298,8 @@ static int parse_argv(int argc, char **argv) {
                 { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
                 { "all", no_argument, NULL, ARG_ALL },
                 { "once", no_argument, NULL, ARG_ONCE },
+                { "output", required_argument, NULL, ARG_OUTPUT },
+                { "tuned-dir", required_argument, NULL, ARG_TUNED_DIR },
                 {}
         };
         const char *e;
@@ -314,6 +330,15 @@ static int parse_argv(int argc, char **argv) {
                         break;
                 case ARG_ONCE:
                         arg_once = true;
+                        break;
+                case ARG_OUTPUT:
+                        arg_output = optarg;
+                        break;
+                case ARG_TUNED_DIR:
+                        if (strv_extend(&arg_tuned_dirs, optarg) < 0) {
+                                ctl_failed(-ENOMEM, "cannot keep --tuned-dir");
+                                return -ENOMEM;
+                        }
                         break;
                 case ':':
                         ctl_usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -384,6 +409,9 @@ static CtlStatus run(int argc, char **argv) {
                 s = ctl_usage_error("--all only applies to reset");
         else if (arg_once && !streq(v->name, "monitor"))
                 s = ctl_usage_error("--once only applies to monitor");
+        else if ((arg_output || arg_tuned_dirs) &&
+                 !(streq(v->name, "profile") && n_args >= 1 && streq(argv[optind + 1], "import-tuned")))
+                s = ctl_usage_error("--output and --tuned-dir only apply to profile import-tuned");
         else if (n_args < v->min_args)
                 s = ctl_usage_error("%s needs %s%u argument%s", v->name,
                                     v->max_args != v->min_args ? "at least " : "",
@@ -402,6 +430,7 @@ static CtlStatus run(int argc, char **argv) {
 int main(int argc, char **argv) {
         int code = exit_code(run(argc, argv));
 
+        arg_tuned_dirs = strv_free(arg_tuned_dirs);
         /* Output that did not reach its reader is a failure, not success. */
         if (fflush(stdout) != 0 || ferror(stdout)) {
                 fprintf(stderr, "netpollctl: cannot write output: %s\n", strerror(errno ?: EIO));

@@ -22,6 +22,9 @@
 extern bool arg_json;
 extern bool arg_all;
 extern bool arg_once;
+/* profile import-tuned: --output FILE (NULL: stdout) and --tuned-dir DIR... (NULL: the defaults). */
+extern const char *arg_output;
+extern char **arg_tuned_dirs;
 
 /* What a verb reports. Messages are printed where the failure is understood. */
 typedef enum CtlStatus {
@@ -108,6 +111,8 @@ CtlStatus verb_explain(int argc, char **argv);
 CtlStatus verb_set(int argc, char **argv);
 CtlStatus verb_reset(int argc, char **argv);
 CtlStatus verb_profile(int argc, char **argv);
+/* profile import-tuned NAME|PATH: offline, no bus (verb-import-tuned.c). */
+CtlStatus verb_import_tuned(const char *source);
 CtlStatus verb_reload(int argc, char **argv);
 CtlStatus verb_monitor(int argc, char **argv);
 CtlStatus verb_irq(int argc, char **argv);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * verb-profile.c: netpollctl profile [list | show NAME | set NAME | release] and
- * netpollctl reload: the verbs about netpolld's configuration files.
+ * verb-profile.c: netpollctl profile [list | show NAME | set NAME | release |
+ * import-tuned NAME|PATH] and netpollctl reload: the verbs about netpolld's
+ * configuration files (import-tuned, offline, is verb-import-tuned.c).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -325,9 +326,13 @@ CtlStatus verb_profile(int argc, char **argv) {
         } else if (streq(sub, "show") || streq(sub, "set")) {
                 if (argc != 3)
                         return ctl_usage_error("profile %s needs a profile NAME", sub);
+        } else if (streq(sub, "import-tuned")) {
+                if (argc != 3)
+                        return ctl_usage_error("profile import-tuned needs a tuned profile NAME or PATH");
+                return verb_import_tuned(argv[2]);
         } else
-                return ctl_usage_error("unknown profile command '%s'; expected list, show NAME, set NAME or release",
-                                       sub);
+                return ctl_usage_error("unknown profile command '%s'; expected list, show NAME, set NAME, release "
+                                       "or import-tuned NAME|PATH", sub);
 
         if (ctl_open_bus(&bus) < 0)
                 return CTL_FAILED;

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tuned-expand.h: tuned's variables and built-in functions in profile
+ * values, expanded only as far as the result is certain (tuned-expand.c).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "macro.h"
+
+/* [variables] in definition order; a NULL value has a reason it is unknown (a host function, a missing file). */
+typedef struct TunedVars {
+        char **names;
+        char **values;
+        char **reasons;
+        size_t n;
+} TunedVars;
+
+void tuned_vars_done(TunedVars *v);
+/* Defines or redefines name (value, or NULL and the reason it is unknown). 0 or -ENOMEM. */
+int tuned_vars_set(TunedVars *v, const char *name, const char *value, const char *reason);
+/* tuned's rule for variable names: one or more word characters. */
+bool tuned_var_name_valid(const char *s);
+
+/*
+ * value with ${VAR} and the reproducible ${f:...} expanded as tuned
+ * expands it. -EOPNOTSUPP with *ret_reason (caller frees) when the result
+ * depends on something not known here: an unknown variable, a function
+ * that asks the host. -ENOMEM.
+ */
+int tuned_expand(const TunedVars *v, const char *value, char **ret, char **ret_reason);

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * test-tuned.c: profile import-tuned's reading of tuned profiles: the INI
+ * dialect, variables and functions, includes with tuned's merge, and the
+ * mapping onto the knob catalog, on the fixture profiles in
+ * tests/data/tuned/ (lib/ as /usr/lib/tuned, etc/ as /etc/tuned). The
+ * values expected are what tuned 2.20's own loader gives for them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "strv.h"
+#include "testutil.h"
+#include "tuned.h"
+
+static char *lib_dir(void) {
+        return tu_data("tuned/lib");
+}
+
+/* Loads NAME from tests/data/tuned/lib (and etc/ before it when with_etc). */
+static int load(const char *name, bool with_etc, TunedProfile **ret, char **ret_error) {
+        _cleanup_(freep) char *lib = lib_dir(), *etc = tu_data("tuned/etc");
+        char *dirs[] = { with_etc ? etc : lib, with_etc ? lib : NULL, NULL };
+
+        return tuned_profile_load(name, dirs, ret, ret_error);
+}
+
+/* Loads and maps NAME, both of which must succeed; *ret_p keeps the profile (its files own the origins). */
+static TunedImport *import(const char *name, bool with_etc, TunedProfile **ret_p) {
+        _cleanup_(freep) char *error = NULL;
+        TunedImport *imp = NULL;
+
+        ck_assert_msg(load(name, with_etc, ret_p, &error) == 0, "%s: %s", name, strempty(error));
+        ck_assert_int_eq(tuned_import(*ret_p, &imp), 0);
+        return imp;
+}
+
+static int parse_text(const char *text, TunedFile **ret, char **ret_error) {
+        _cleanup_(fclosep) FILE *f = fmemopen((void *) text, strlen(text), "r");
+
+        ck_assert_ptr_nonnull(f);
+        return tuned_file_parse("test.conf", f, ret, ret_error);
+}
+
+static const TunedKnob *find_knob(const TunedImport *imp, const char *name) {
+        for (size_t i = 0; i < imp->n_knobs; i++)
+                if (streq(imp->knobs[i].knob, name))
+                        return &imp->knobs[i];
+        return NULL;
+}
+
+/* The note about the tuned line whose text starts with prefix, or NULL. */
+static const TunedNote *find_note(const TunedImport *imp, const char *prefix) {
+        for (size_t i = 0; i < imp->n_skipped; i++)
+                if (imp->skipped[i].text && startswith(imp->skipped[i].text, prefix))
+                        return &imp->skipped[i];
+        return NULL;
+}
+
+static void assert_knob(const TunedImport *imp, const char *name, const char *value, const char *kernel) {
+        const TunedKnob *k = find_knob(imp, name);
+
+        ck_assert_msg(k, "no %s in the import", name);
+        ck_assert_str_eq(k->value, value);
+        ck_assert_str_eq(k->kernel, kernel);
+}
+
+START_TEST(test_tuned_ini_reads_configparser_dialect) {
+        _cleanup_(tuned_file_freep) TunedFile *f = NULL;
+        _cleanup_(freep) char *error = NULL;
+        TunedSection *s;
+
+        ck_assert_int_eq(parse_text("; comment\n"
+                                    "[sysctl]\n"
+                                    "a = 1 # inline comment\n"
+                                    "b=x#y\n"
+                                    "c = first\n"
+                                    "    second\n"
+                                    "\n"
+                                    "    third\n"
+                                    "a = 2\n"
+                                    "[cpu]\n"
+                                    "governor=performance\n"
+                                    "[sysctl]\n"
+                                    "d=4\n",
+                                    &f, &error), 0);
+        ck_assert_uint_eq(f->n_sections, 2);
+        s = tuned_file_section(f, "sysctl");
+        ck_assert_ptr_nonnull(s);
+        ck_assert_uint_eq(s->n_options, 4);
+        /* A key set again keeps its first place and takes the later value and line. */
+        ck_assert_str_eq(s->options[0].key, "a");
+        ck_assert_str_eq(s->options[0].value, "2");
+        ck_assert_uint_eq(s->options[0].line, 9);
+        ck_assert_str_eq(s->options[1].value, "x#y");
+        ck_assert_str_eq(s->options[2].value, "first\nsecond\n\nthird");
+        ck_assert_str_eq(s->options[3].key, "d");
+        ck_assert_str_eq(s->options[3].text, "d=4");
+}
+END_TEST
+
+START_TEST(test_tuned_ini_rejects_bad_lines_naming_file_and_line) {
+        _cleanup_(tuned_file_freep) TunedFile *f = NULL;
+        _cleanup_(freep) char *error = NULL, *error2 = NULL, *error3 = NULL;
+
+        ck_assert_int_eq(parse_text("[main]\nsummary=x\n\nnot a key\n", &f, &error), -EBADMSG);
+        ck_assert_ptr_null(f);
+        ck_assert_msg(startswith(error, "test.conf:4: "), "%s", error);
+        ck_assert_int_eq(parse_text("key=before any section\n", &f, &error2), -EBADMSG);
+        ck_assert_msg(startswith(error2, "test.conf:1: "), "%s", error2);
+        ck_assert_int_eq(parse_text("[sysctl]\n = 5\n", &f, &error3), -EBADMSG);
+        ck_assert_msg(startswith(error3, "test.conf:2: "), "%s", error3);
+}
+END_TEST
+
+START_TEST(test_tuned_expand_variables_and_reproducible_functions) {
+        _cleanup_(tuned_vars_done) TunedVars v = {};
+        static const struct {
+                const char *in, *out;
+        } ok[] = {
+                { "${a}0", "50" },
+                { "${f:strip:  x : y }", "x  y" },
+                { "${f:kb2s:${a}}", "10" },
+                { "${f:s2kb:3}", "2" },  /* round(1.5) = 2 */
+                { "${f:s2kb:5}", "2" },  /* round(2.5) = 2: halves go to even */
+                { "${f:s2kb:-3}", "-2" },
+                { "${f:s2kb:8}", "4" },
+                { "plain", "plain" },
+        };
+        /* An escaped "\${a}" is written literally by tuned: never a number, so refused too. */
+        static const char *const refused[] = { "${nosuch}", "\\${a}", "${f:cpulist_online:0-3}", "${f:kb2s:x}",
+                                               "${unknown}" };
+
+        ck_assert_int_eq(tuned_vars_set(&v, "a", "5", NULL), 0);
+        ck_assert_int_eq(tuned_vars_set(&v, "unknown", NULL, "from the host"), 0);
+        for (size_t i = 0; i < ELEMENTSOF(ok); i++) {
+                _cleanup_(freep) char *out = NULL, *reason = NULL;
+
+                ck_assert_msg(tuned_expand(&v, ok[i].in, &out, &reason) == 0, "%s: %s", ok[i].in, strempty(reason));
+                ck_assert_str_eq(out, ok[i].out);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(refused); i++) {
+                _cleanup_(freep) char *out = NULL, *reason = NULL;
+
+                ck_assert_int_eq(tuned_expand(&v, refused[i], &out, &reason), -EOPNOTSUPP);
+                ck_assert_ptr_null(out);
+                ck_assert_ptr_nonnull(reason);
+        }
+}
+END_TEST
+
+START_TEST(test_tuned_include_chain_merges_later_over_earlier) {
+        _cleanup_(tuned_profile_freep) TunedProfile *p = NULL;
+        _cleanup_(tuned_import_freep) TunedImport *imp = import("child", false, &p);
+        const TunedKnob *k;
+
+        ck_assert_uint_eq(strv_length(p->files), 3);
+        ck_assert_str_eq(p->summary, "Includes two profiles and overrides them");
+
+        /* tuned's own loader gives for child: busy_read 50, netdev_budget 500, dev_weight 32,
+         * netdev_max_backlog 3000, busy_poll 25 (tests/integration/tuned-sysctl.py). */
+        assert_knob(imp, "busy-read", "50us", "50");
+        assert_knob(imp, "busy-poll", "25us", "25");
+        assert_knob(imp, "netdev-budget", "500", "500");
+        assert_knob(imp, "dev-weight", "32", "32");
+        assert_knob(imp, "netdev-max-backlog", "3000", "3000");
+        ck_assert_uint_eq(imp->n_knobs, 5);
+
+        k = find_knob(imp, "dev-weight");
+        ck_assert_msg(endswith(k->origin.file, "tuned/lib/extra/tuned.conf"), "%s", k->origin.file);
+        ck_assert_uint_eq(k->origin.line, 5);
+        ck_assert_str_eq(k->origin.text, "net.core.dev_weight=32");
+
+        ck_assert_ptr_nonnull(find_note(imp, "vm.swappiness=10"));
+        ck_assert_ptr_nonnull(find_note(imp, "governor=performance"));
+        ck_assert_ptr_nonnull(strstr(find_note(imp, "net.core.netdev_budget_usecs=>4000")->reason, "only when"));
+}
+END_TEST
+
+START_TEST(test_tuned_replace_and_drop) {
+        _cleanup_(tuned_profile_freep) TunedProfile *p = NULL, *q = NULL;
+        _cleanup_(tuned_import_freep) TunedImport *imp = import("replaced", false, &p), *imq = NULL;
+
+        ck_assert_uint_eq(imp->n_knobs, 1);
+        assert_knob(imp, "busy-poll", "5us", "5");
+
+        imq = import("dropper", false, &q);
+        ck_assert_ptr_null(find_knob(imq, "busy-read"));
+        ck_assert_ptr_null(find_note(imq, "vm.swappiness"));
+        assert_knob(imq, "netdev-budget", "300", "300");
+        assert_knob(imq, "dev-weight", "16", "16");
+}
+END_TEST
+
+START_TEST(test_tuned_local_dir_extends_vendor_profile_of_same_name) {
+        _cleanup_(tuned_profile_freep) TunedProfile *p = NULL;
+        _cleanup_(tuned_import_freep) TunedImport *imp = import("base", true, &p);
+
+        ck_assert_uint_eq(strv_length(p->files), 2);
+        assert_knob(imp, "busy-read", "99us", "99");
+        assert_knob(imp, "netdev-budget", "300", "300");
+}
+END_TEST
+
+START_TEST(test_tuned_include_loop_is_an_error) {
+        _cleanup_(tuned_profile_freep) TunedProfile *p = NULL;
+        _cleanup_(freep) char *error = NULL;
+
+        ck_assert_int_eq(load("loop-a", false, &p, &error), -ELOOP);
+        ck_assert_ptr_null(p);
+        ck_assert_msg(strstr(error, "loop-b/tuned.conf:3: include loop"), "%s", error);
+}
+END_TEST
+
+START_TEST(test_tuned_missing_profile_bad_file_and_missing_include) {
+        _cleanup_(tuned_profile_freep) TunedProfile *p = NULL;
+        _cleanup_(freep) char *e1 = NULL, *e2 = NULL, *e3 = NULL, *e4 = NULL, *e5 = NULL;
+
+        ck_assert_int_eq(load("no-such-profile", false, &p, &e1), -ENOENT);
+        ck_assert_msg(startswith(e1, "no-such-profile: "), "%s", e1);
+        ck_assert_int_eq(load("bad", false, &p, &e2), -EBADMSG);
+        ck_assert_msg(strstr(e2, "lib/bad/tuned.conf:4: "), "%s", e2);
+        /* "-optional-absent" is skipped as tuned skips it; the next name is required. */
+        ck_assert_int_eq(load("missing-include", false, &p, &e3), -ENOENT);
+        ck_assert_msg(strstr(e3, "missing-include/tuned.conf:2: include: no tuned profile 'no-such-profile'"), "%s", e3);
+        ck_assert_int_eq(load("../escape", false, &p, &e4), -ENOENT);
+        ck_assert_int_eq(load("bad name", false, &p, &e5), -EINVAL);
+        ck_assert_ptr_null(p);
+}
+END_TEST
+
+START_TEST(test_tuned_values_netpolld_cannot_write_the_same_are_reported) {
+        _cleanup_(tuned_profile_freep) TunedProfile *p = NULL;
+        _cleanup_(tuned_import_freep) TunedImport *imp = import("values", false, &p);
+
+        /* Only the plain number maps; an inline comment is not part of the value. */
+        ck_assert_uint_eq(imp->n_knobs, 1);
+        assert_knob(imp, "netdev-budget-time", "8000us", "8000");
+        ck_assert_ptr_nonnull(strstr(find_note(imp, "net.core.netdev_budget = 300 400")->reason, "plain decimal"));
+        ck_assert_ptr_nonnull(find_note(imp, "net.core.dev_weight=064"));       /* octal to the kernel */
+        ck_assert_ptr_nonnull(strstr(find_note(imp, "net.core.netdev_max_backlog=0")->reason, "range"));
+        ck_assert_ptr_nonnull(strstr(find_note(imp, "net.core.busy_poll=${cpus}")->reason, "cpulist_online"));
+        ck_assert_ptr_nonnull(strstr(find_note(imp, "net.core.busy_read=${nowhere}")->reason, "${nowhere}"));
+}
+END_TEST
+
+START_TEST(test_tuned_conditional_and_disabled_units_are_reported) {
+        _cleanup_(tuned_profile_freep) TunedProfile *p = NULL;
+        _cleanup_(tuned_import_freep) TunedImport *imp = import("conditional", false, &p);
+
+        ck_assert_uint_eq(imp->n_knobs, 0);
+        ck_assert_ptr_nonnull(strstr(find_note(imp, "net.core.busy_read=7")->reason, "uname_regex"));
+        ck_assert_ptr_nonnull(strstr(find_note(imp, "net.core.busy_poll=7")->reason, "enabled=false"));
+}
+END_TEST
+
+START_TEST(test_tuned_format_writes_knobs_with_their_origin_and_the_report) {
+        _cleanup_(tuned_profile_freep) TunedProfile *p = NULL;
+        _cleanup_(tuned_import_freep) TunedImport *imp = import("child", false, &p);
+        _cleanup_(freep) char *text = NULL, *origin = NULL;
+        char *line, *save = NULL;
+
+        text = tuned_import_format(imp, p);
+        ck_assert_ptr_nonnull(text);
+        ck_assert_ptr_nonnull(strstr(text, "[profile]\ndescription = Imported from tuned profile child\n"));
+        ck_assert_int_eq(asprintf(&origin, "# %s:11: net.core.busy_read=${poll}\nbusy-read = 50us\n",
+                                  find_knob(imp, "busy-read")->origin.file), (int) strlen(origin));
+        ck_assert_msg(strstr(text, origin), "%s", text);
+        ck_assert_ptr_nonnull(strstr(text, "\n# Not imported: "));
+        ck_assert_ptr_nonnull(strstr(text, "vm.swappiness=10\n#     no netpolld knob writes /proc/sys/vm/swappiness\n"));
+        /* netpolld reads lines shorter than 200 characters. */
+        for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                ck_assert_uint_lt(strlen(line), 200);
+}
+END_TEST
+
+static Suite *tuned_suite(void) {
+        Suite *s = suite_create("tuned");
+        TCase *tc = tcase_create("tuned");
+        tcase_add_test(tc, test_tuned_ini_reads_configparser_dialect);
+        tcase_add_test(tc, test_tuned_ini_rejects_bad_lines_naming_file_and_line);
+        tcase_add_test(tc, test_tuned_expand_variables_and_reproducible_functions);
+        tcase_add_test(tc, test_tuned_include_chain_merges_later_over_earlier);
+        tcase_add_test(tc, test_tuned_replace_and_drop);
+        tcase_add_test(tc, test_tuned_local_dir_extends_vendor_profile_of_same_name);
+        tcase_add_test(tc, test_tuned_include_loop_is_an_error);
+        tcase_add_test(tc, test_tuned_missing_profile_bad_file_and_missing_include);
+        tcase_add_test(tc, test_tuned_values_netpolld_cannot_write_the_same_are_reported);
+        tcase_add_test(tc, test_tuned_conditional_and_disabled_units_are_reported);
+        tcase_add_test(tc, test_tuned_format_writes_knobs_with_their_origin_and_the_report);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+TU_MAIN(tuned_suite)
