@@ -11,7 +11,8 @@ at once; and every mutating method by uid 65534. Each call must get an
 error with a D-Bus error name, nothing may change (the fixture sysroot,
 the restore journal, the daemon's state as its reads show it), netpolld
 must keep answering, and its VmRSS may grow by less than 1 MiB over 1000
-more bad calls after a warm-up round. Prints TAP cases (no plan line; the
+more bad calls after a warm-up round (or, if that round grew more, over the
+1000 after it: a leak grows in both). Prints TAP cases (no plan line; the
 calling script adds it) and the figures as diagnostics.
 """
 import collections
@@ -373,15 +374,25 @@ def case_memory(calls, rounds_min_calls=1000):
     c = rawbus.Connection(BUS)
     scratch, failures = collections.Counter(), []
     run_calls(c, calls, scratch, failures)  # warm-up: sd-bus and libc caches settle
-    rss0 = vm_rss_kib()
-    n = 0
-    while n < rounds_min_calls:
-        run_calls(c, calls, scratch, failures)
-        n += len(calls)
-    rss1 = vm_rss_kib()
-    c.close()
+
+    def measured_round():
+        rss0, n = vm_rss_kib(), 0
+        while n < rounds_min_calls:
+            run_calls(c, calls, scratch, failures)
+            n += len(calls)
+        return rss0, vm_rss_kib(), n
+
+    rss0, rss1, n = measured_round()
     grew = rss1 - rss0
     figures = ["VmRSS %d KiB after the warm-up round, %d KiB after %d more bad calls (%+d KiB)" % (rss0, rss1, n, grew)]
+    if grew >= RSS_BOUND_KIB:
+        # On a loaded machine the warm-up may not have met the deepest queue of
+        # calls, and the heap grows once more when a later round does. A leak
+        # grows again in the next round; a heap that settled does not.
+        rss0, rss1, n = measured_round()
+        grew = rss1 - rss0
+        figures.append("then %d KiB after %d more (%+d KiB): the bound applies to this round" % (rss1, n, grew))
+    c.close()
     desc = "VmRSS after %d more bad calls grew by less than %d KiB" % (n, RSS_BOUND_KIB)
     if sanitized() and not failures and alive():
         # ASan keeps freed memory in its quarantine; LeakSanitizer judges leaks at the stop instead.

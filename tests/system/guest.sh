@@ -470,6 +470,8 @@ softnet_processed() {
         while read -r p _; do sum=$((sum + 16#$p)); done </proc/net/softnet_stat
         echo $sum
 }
+# PSI cpu "some" total so far, microseconds: how long some task waited for the CPU.
+psi_some_us() { sed -n 's/^some .*total=\([0-9]*\)$/\1/p' /proc/pressure/cpu; }
 # Context switches of a process so far: each is a wake-up of a daemon that sleeps between them.
 switches() { awk '/^(non)?voluntary_ctxt_switches/ { n += $2 } END { print n }' /proc/"$1"/status; }
 
@@ -508,14 +510,30 @@ case_cpu_wake() {
         # The trigger's own cost: the kernel's psimon thread polls every window/10 while tasks wait.
         psimon=$(psimon_pid)
         [ -n "$psimon" ] || fail "the trigger is armed but no psimon thread runs"
-        p0=$(softnet_processed) s0=$(switches "$pid") m0=$(switches "${psimon:-self}")
-        sleep 10
-        p1=$(softnet_processed) s1=$(switches "$pid") m1=$(switches "${psimon:-self}")
-        pps=$(( (p1 - p0) / 10 )) wps=$(( (s1 - s0) / 10 ))
-        diag "resting under $pps packets/s: $wps wake-ups/s over 10 s (sampling every interval: 10/s and more)"
-        [ -n "$psimon" ] && diag "the kernel's psimon thread meanwhile: $(( (m1 - m0) / 10 )) wake-ups/s"
-        [ "$pps" -ge 100 ] || fail "the traffic was too thin ($pps packets/s) to show a rest with traffic"
-        [ "$wps" -lt 8 ] || fail "$wps wake-ups/s: not resting" "$(journal_since $c -o cat | tail -n 20)"
+        # The rule: netpolld rests (under 8 wake-ups/s) over a 10 s window in which the
+        # guest's tasks waited for the CPU less than the trigger's threshold share (PSI cpu
+        # "some" under 2 %: 10 ms in 500 ms). A window where they waited more (a guest
+        # whose host is loaded: its vCPU runs late and its tasks queue) is one where
+        # netpolld rightly samples every interval; it is measured again, three windows at
+        # most, and if every window had waiting the rest is not judged (said as a note).
+        local window psi0 psi1 waited judged=0
+        for window in 1 2 3; do
+                p0=$(softnet_processed) s0=$(switches "$pid") m0=$(switches "${psimon:-self}") psi0=$(psi_some_us)
+                sleep 10
+                p1=$(softnet_processed) s1=$(switches "$pid") m1=$(switches "${psimon:-self}") psi1=$(psi_some_us)
+                pps=$(( (p1 - p0) / 10 )) wps=$(( (s1 - s0) / 10 )) waited=$(( (psi1 - psi0) / 100000 ))
+                diag "window $window: $pps packets/s, tasks waited ${waited} % of it (PSI some):" \
+                        "$wps wake-ups/s over 10 s (sampling every interval: 10/s and more)"
+                [ -n "$psimon" ] && diag "the kernel's psimon thread meanwhile: $(( (m1 - m0) / 10 )) wake-ups/s"
+                [ "$waited" -lt 2 ] || continue
+                judged=1
+                [ "$pps" -ge 100 ] || fail "the traffic was too thin ($pps packets/s) to show a rest with traffic"
+                [ "$wps" -lt 8 ] || fail "$wps wake-ups/s in a window where tasks waited $waited %: not resting" \
+                        "$(journal_since $c -o cat | tail -n 20)"
+                break
+        done
+        [ $judged = 1 ] || diag "NOTE: the guest's tasks waited 2 % or more of every window (a loaded host):" \
+                "netpolld rightly did not rest, and the rest was not judged"
         # Three CPU-bound tasks on one vCPU: the trigger wakes the rest, and the sample it asks for
         # ends it. The trigger fires within about 100 ms (psimon looks every 50 ms), the rest's own
         # next sample comes 0-500 ms after the tasks start, so now and then that sample sees them
