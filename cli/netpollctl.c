@@ -257,11 +257,15 @@ static void verb_help(const Verb *v) {
         printf("Usage: netpollctl [--json] [--bus-address=ADDR] %s\n\n%s\n", v->usage, v->description);
 }
 
+/* Usages longer than this put their description on a line of its own in the overview. */
+#define HELP_USAGE_WIDTH 32
+
 static void help(void) {
         int width = 0;
 
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                width = MAX(width, (int) strlen(verbs[i].usage));
+                if (strlen(verbs[i].usage) <= HELP_USAGE_WIDTH)
+                        width = MAX(width, (int) strlen(verbs[i].usage));
 
         printf("Usage: netpollctl [OPTIONS] COMMAND ...\n\n"
                "Query and tune netpolld, the network polling daemon.\n\n"
@@ -269,10 +273,17 @@ static void help(void) {
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
                 const char *d = verbs[i].description;
 
-                printf("  %-*s  %.*s\n", width, verbs[i].usage, (int) strcspn(d, "\n"), d);
+                if (strlen(verbs[i].usage) > HELP_USAGE_WIDTH)
+                        printf("  %s\n  %-*s  %.*s\n", verbs[i].usage, width, "", (int) strcspn(d, "\n"), d);
+                else
+                        printf("  %-*s  %.*s\n", width, verbs[i].usage, (int) strcspn(d, "\n"), d);
         }
         printf("\nOptions:\n"
                "  --json                 Print JSON instead of tables\n"
+               "  --output=FILE          profile import-tuned: write the profile to FILE\n"
+               "  --tuned-dir=DIR        profile import-tuned: look tuned profiles up in DIR\n"
+               "                         (repeatable; default: $NETPOLLD_TUNED_PATH, else\n"
+               "                         /etc/tuned, then /usr/lib/tuned)\n"
                "  --bus-address=ADDR     Talk to netpolld on this D-Bus address\n"
                "                         (default: $NETPOLLD_BUS_ADDRESS, else the system bus)\n"
                "  -h --help              Show this help; after a command, that command's help\n"
