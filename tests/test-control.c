@@ -113,6 +113,20 @@ static void sim_steps(Sim *s, unsigned n, uint64_t runnable_milli, uint64_t sque
 
 /* ---- busy-poll yield ---- */
 
+/* A per-CPU source names the busiest watched CPU in the reasons; PSI (system-wide) names none. */
+START_TEST(test_control_reason_names_the_busiest_cpu) {
+        Sim s;
+
+        sim_init(&s);
+        s.in.runnable_per_cpu = true;
+        s.in.runnable_cpu = 3;
+        sim_steps(&s, 2, 1400, 0, 0);
+        ck_assert_int_eq(sim_step(&s, 1400, 0, 0), 2);
+        ck_assert_str_eq(s.last[0].reason,
+                         "runnable 1.4 on CPU 3 > 1.0 for 3 samples: busy polling yields to the waiting tasks");
+}
+END_TEST
+
 START_TEST(test_control_step_load_yields_after_hold_and_returns_after_dwell) {
         Sim s;
 
@@ -867,6 +881,7 @@ static Suite *control_suite(void) {
         TCase *tc;
 
         tc = tcase_create("yield");
+        tcase_add_test(tc, test_control_reason_names_the_busiest_cpu);
         tcase_add_test(tc, test_control_step_load_yields_after_hold_and_returns_after_dwell);
         tcase_add_test(tc, test_control_spike_shorter_than_hold_moves_nothing);
         tcase_add_test(tc, test_control_load_flapping_at_threshold_is_held_by_hysteresis);

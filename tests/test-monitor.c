@@ -421,6 +421,7 @@ START_TEST(test_sampler_load_over_a_cpu_set) {
 
         monitor_load(m, NULL, &l);
         ck_assert_uint_eq(l.runnable_milli_max, 3000);
+        ck_assert_int_eq(l.runnable_cpu, 0);
         ck_assert_uint_eq(l.squeeze_per_sec, 150);
         ck_assert_uint_eq(l.drops_per_sec, 10);
         ck_assert_uint_eq(l.net_rx_per_sec, 1000);
@@ -430,6 +431,7 @@ START_TEST(test_sampler_load_over_a_cpu_set) {
         cpuset_add(&only1, 1);
         monitor_load(m, &only1, &l);
         ck_assert_uint_eq(l.runnable_milli_max, 500);
+        ck_assert_int_eq(l.runnable_cpu, 1);
         ck_assert_uint_eq(l.squeeze_per_sec, 50);
         ck_assert_uint_eq(l.processed_per_sec, 20);
 }

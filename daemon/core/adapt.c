@@ -438,6 +438,8 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         poll = cpuset_is_empty(&cfg->poll_cpus) ? NULL : &cfg->poll_cpus;
         monitor_load(a->monitor, poll, &load);
         in.runnable_milli = load.runnable_milli_max;
+        in.runnable_per_cpu = load.runnable_cpu >= 0;
+        in.runnable_cpu = load.runnable_cpu >= 0 ? (unsigned)load.runnable_cpu : 0;
         in.processed_per_sec = load.processed_per_sec;
         if (load.processed_per_sec >= CONTROL_REST_PACKETS_PER_SEC) {
                 a->traffic_us = t / 1000;
@@ -455,8 +457,11 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
          * one averages out. PSI's "some" share (time some task waited for a CPU)
          * sees it, so it stands in as the busiest CPU's depth, capped at 1.0.
          */
-        if (monitor_source(a->monitor) == MONITOR_SOURCE_PROCS_RUNNING && monitor_uses_psi(a->monitor))
-                in.runnable_milli = MAX(in.runnable_milli, monitor_system(a->monitor)->psi_some_milli);
+        if (monitor_source(a->monitor) == MONITOR_SOURCE_PROCS_RUNNING && monitor_uses_psi(a->monitor) &&
+            monitor_system(a->monitor)->psi_some_milli > in.runnable_milli) {
+                in.runnable_milli = monitor_system(a->monitor)->psi_some_milli;
+                in.runnable_per_cpu = false;
+        }
         in.squeeze_per_sec = load.squeeze_per_sec;
         in.drops_per_sec = load.drops_per_sec;
         busy_poll_input(a, cfg, in.now_us, &in);

@@ -207,17 +207,29 @@ static void update_pay(ControlState *s, const ControlInput *in) {
         }
 }
 
+/* "1.4 on CPU 1": the busiest watched CPU's depth and where it is; the depth alone when system-wide. */
+static const char *runnable_text(char *buf, size_t size, const ControlInput *in) {
+        char v[32];
+
+        milli(v, sizeof(v), in->runnable_milli);
+        if (in->runnable_per_cpu)
+                snprintf(buf, size, "%s on CPU %u", v, in->runnable_cpu);
+        else
+                snprintf(buf, size, "%s", v);
+        return buf;
+}
+
 static void step_yield(Step *st, ControlKnob k) {
         const ControlKnobInput *ki = &st->in->knobs[k];
         const AdaptiveConfig *cfg = st->in->cfg;
-        char now[32], thr[32], win[32], off[32];
+        char now[64], thr[32], win[32], off[32];
         uint64_t target;
         bool contended = st->s->yielding && !st->s->kernel_yields;
 
         target = contended || st->s->unpaid ? MIN(ki->home, cfg->busy_poll_floor_us) : ki->home;
         if (target == ki->current || !may_move(st, k))
                 return;
-        milli(now, sizeof(now), st->in->runnable_milli);
+        runnable_text(now, sizeof(now), st->in);
         milli(thr, sizeof(thr), cfg->runqueue_threshold_milli);
         policy_format_usec(win, sizeof(win), cfg->pay_window_us);
         if (contended && st->s->load_high > 0)

@@ -96,6 +96,8 @@ typedef struct ControlInput {
         const AdaptiveConfig *cfg;
         uint64_t now_us;          /* monotonic; must not go backwards between steps */
         uint64_t runnable_milli;  /* busiest watched CPU (MonitorLoad.runnable_milli_max) */
+        bool runnable_per_cpu;    /* runnable_milli is one CPU's, runnable_cpu (for the reasons); else system-wide */
+        unsigned runnable_cpu;
         bool crowd_known;         /* the caller follows the crowd (see mark_crowd) */
         uint64_t crowd_milli;     /* the crowd's CPU time on the busiest watched CPU, x1000 of the interval */
         uint64_t squeeze_per_sec; /* summed over the watched CPUs */

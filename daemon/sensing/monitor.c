@@ -537,14 +537,17 @@ const MonitorSystem *monitor_system(const Monitor *m) {
 }
 
 void monitor_load(const Monitor *m, const CpuSet *cpus, MonitorLoad *ret) {
-        MonitorLoad l = {};
+        MonitorLoad l = { .runnable_cpu = -1 };
 
         for (size_t i = 0; i < m->n_cpus; i++) {
                 const MonitorCpu *c = &m->cpus[i];
 
                 if ((cpus && !cpuset_has(cpus, (unsigned)i)) || !c->online)
                         continue;
-                l.runnable_milli_max = MAX(l.runnable_milli_max, c->runnable_milli);
+                if (l.runnable_cpu < 0 || c->runnable_milli > l.runnable_milli_max) {
+                        l.runnable_milli_max = c->runnable_milli;
+                        l.runnable_cpu = (int)i;
+                }
                 l.crowd_milli_max = MAX(l.crowd_milli_max, c->crowd_milli);
                 l.squeeze_per_sec += c->squeeze_per_sec;
                 l.drops_per_sec += c->drops_per_sec;

@@ -93,6 +93,7 @@ typedef struct MonitorSystem {
 /* Load over a set of CPUs, the controller's input. */
 typedef struct MonitorLoad {
         uint64_t runnable_milli_max; /* the busiest CPU */
+        int runnable_cpu;            /* which one (the lowest numbered of equals), -1 when no CPU is sampled */
         uint64_t crowd_milli_max;    /* the CPU where the crowd ran most */
         uint64_t squeeze_per_sec;    /* sums */
         uint64_t drops_per_sec;
