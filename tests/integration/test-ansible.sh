@@ -4,8 +4,9 @@
 # with `ansible-playbook -c local` against this machine, which has no
 # systemd as PID 1, so the playbook takes its no-systemd path: netpolld
 # must run under another supervisor and is reloaded with netpollctl.
-#   1. the playbook installs the .debs tools/build-deb made from HEAD and
-#      the profile, then stops with its message: netpolld is not running;
+#   1. the playbook installs the .debs tools/build-deb made from HEAD (once
+#      per commit for the fleet suite, fleet-debs.sh) and the profile, then
+#      stops with its message: netpolld is not running;
 #   2. the test starts the installed /usr/sbin/netpolld (its default
 #      /etc/netpolld/netpolld.conf, a fixture sysroot, a private bus);
 #   3. the playbook adds a second profile, selects it and reloads: netpolld
@@ -16,12 +17,14 @@
 # Afterwards the packages are purged (and anything apt installed with
 # them), and /etc and the installed package set are compared with what
 # they were. Speaks TAP; needs root, ansible-playbook (ansible-core) and a
-# git checkout (or NETPOLLD_ANSIBLE_DEBS=DIR with netpolld_*.deb and
+# git checkout (or NETPOLLD_FLEET_DEBS=DIR or NETPOLLD_ANSIBLE_DEBS=DIR with netpolld_*.deb and
 # netpollctl_*.deb). Skips when netpolld is already installed: it would
 # replace it.
 
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
+# shellcheck source=tests/integration/fleet-debs.sh
+. "$LIB_DIR/fleet-debs.sh"
 
 PLAYBOOK=$NETPOLLD_SOURCE_ROOT/examples/ansible/netpolld.yml
 
@@ -91,17 +94,10 @@ write_vars() { # PROFILE FILE...
 }
 
 case_packages() {
-        local dir=${NETPOLLD_ANSIBLE_DEBS:-} start=$SECONDS
-        if [ -z "$dir" ]; then
-                git -C "$NETPOLLD_SOURCE_ROOT" rev-parse --verify -q HEAD >/dev/null ||
-                        { fail "no git checkout at $NETPOLLD_SOURCE_ROOT and no NETPOLLD_ANSIBLE_DEBS"; return; }
-                dir=$TMP/debs
-                DEB_BUILD_OPTIONS=nocheck "$NETPOLLD_SOURCE_ROOT/tools/build-deb" "$dir" >"$TMP/build-deb.log" 2>&1 ||
-                        { fail "tools/build-deb failed:" "$(tail -20 "$TMP/build-deb.log")"; return; }
-                diag "tools/build-deb (nocheck) took $((SECONDS - start)) s"
-        fi
-        DEBS="$(ls "$dir"/netpolld_*.deb) $(ls "$dir"/netpollctl_*.deb)" ||
-                fail "no netpolld_*.deb and netpollctl_*.deb in $dir"
+        local start=$SECONDS
+        fleet_debs "$TMP/build-deb.log" || { fail "$FLEET_DEBS_ERROR"; return; }
+        diag "packages: $FLEET_DEBS ($((SECONDS - start)) s)"
+        DEBS="$(ls "$FLEET_DEBS"/netpolld_*.deb) $(ls "$FLEET_DEBS"/netpollctl_*.deb)"
 }
 
 case_first_run_without_daemon() {
@@ -186,7 +182,7 @@ case_host_as_found() {
 }
 
 start_bus
-run_case "packages from tools/build-deb (or NETPOLLD_ANSIBLE_DEBS)" case_packages
+run_case "packages from tools/build-deb (or NETPOLLD_FLEET_DEBS / NETPOLLD_ANSIBLE_DEBS)" case_packages
 [ -n "${DEBS:-}" ] || { echo "Bail out! no packages"; exit 1; }
 run_case "without systemd and no netpolld running: installed, profile dropped, a clear stop" \
         case_first_run_without_daemon
