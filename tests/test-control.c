@@ -113,6 +113,40 @@ static void sim_steps(Sim *s, unsigned n, uint64_t runnable_milli, uint64_t sque
 
 /* ---- busy-poll yield ---- */
 
+/* The first sample of a change of mode asks for the next one soon; a settled mode samples every interval. */
+START_TEST(test_control_confirms_a_change_quickly) {
+        Sim s;
+
+        sim_init(&s);
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US);
+        sim_step(&s, 1800, 0, 0); /* 1 of hold 3 above the threshold */
+        ck_assert(s.st.confirming);
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US / CONTROL_CONFIRM_DIVISOR);
+        ck_assert_uint_eq(control_next_step_us(&s.st, 20000), CONTROL_CONFIRM_MIN_US);
+        ck_assert_uint_eq(control_next_step_us(&s.st, 5000), 5000); /* never later than the interval */
+        sim_step(&s, 500, 0, 0); /* the run broke: nothing to confirm */
+        ck_assert(!s.st.confirming);
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US);
+        sim_steps(&s, 2, 1800, 0, 0);
+        ck_assert(s.st.confirming);
+        ck_assert_int_eq(sim_step(&s, 1800, 0, 0), 2); /* yields */
+        ck_assert(s.st.yielding && !s.st.confirming);
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US);
+
+        /* Calm, but the crowd it yielded to still runs: the crowd rule holds the yield, nothing pending. */
+        s.in.crowd_known = true;
+        s.in.crowd_milli = 900;
+        sim_steps(&s, 3, 200, 0, 0);
+        ck_assert(s.st.yielding && !s.st.confirming);
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US);
+        /* The crowd stops: the return is confirmed quickly. */
+        s.in.crowd_milli = 0;
+        sim_step(&s, 200, 0, 0);
+        ck_assert(s.st.yielding && s.st.confirming);
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US / CONTROL_CONFIRM_DIVISOR);
+}
+END_TEST
+
 /* A per-CPU source names the busiest watched CPU in the reasons; PSI (system-wide) names none. */
 START_TEST(test_control_reason_names_the_busiest_cpu) {
         Sim s;
@@ -881,6 +915,7 @@ static Suite *control_suite(void) {
         TCase *tc;
 
         tc = tcase_create("yield");
+        tcase_add_test(tc, test_control_confirms_a_change_quickly);
         tcase_add_test(tc, test_control_reason_names_the_busiest_cpu);
         tcase_add_test(tc, test_control_step_load_yields_after_hold_and_returns_after_dwell);
         tcase_add_test(tc, test_control_spike_shorter_than_hold_moves_nothing);

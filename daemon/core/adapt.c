@@ -56,7 +56,11 @@ static uint64_t now_ns(void) {
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata);
 static int rearm(sd_event_source *s, uint64_t after_us);
 
-/* Some task waited for a CPU: a resting controller samples now rather than at its next rest sample. */
+/*
+ * Some task waited for a CPU: the controller samples now rather than at its
+ * next rest sample or interval (the kernel fires a trigger at most once per
+ * window, CPUWAKE_WINDOW_US, so this adds at most that many samples).
+ */
 static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Adapter *a = userdata;
 
@@ -66,9 +70,10 @@ static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 a->wake_error = -EIO;
                 return 0;
         }
-        if (!a->running || !a->state.resting)
+        if (!a->running)
                 return 0;
-        log_debug("a task waits for a CPU: sampling now");
+        if (a->state.resting)
+                log_debug("a task waits for a CPU: sampling now");
         return rearm(a->timer, 0);
 }
 

@@ -171,6 +171,17 @@ static void update_yield(ControlState *s, const ControlInput *in, unsigned hold)
 }
 
 /*
+ * A change of busy polling's mode began: confirm it soon (control_next_step_us()).
+ * A return needs both runs, the calm and the crowd's quiet: while the crowd
+ * still runs (the crowd rule holds the yield) nothing is pending.
+ */
+static void update_confirming(ControlState *s, unsigned hold) {
+        s->confirming = s->yielding ? s->load_low > 0 && s->crowd_quiet > 0 &&
+                                              (s->load_low < hold || s->crowd_quiet < hold)
+                                    : s->load_high > 0 && s->load_high < hold;
+}
+
+/*
  * Whether polling pays. "Polling" means busy-read or busy-poll is above the
  * floor now; while neither is, nothing can be delivered and the window
  * restarts, so time spent yielding to waiting tasks never counts as unpaid.
@@ -338,6 +349,8 @@ static void update_rest(Step *st) {
 }
 
 uint64_t control_next_step_us(const ControlState *state, uint64_t interval_us) {
+        if (state->confirming)
+                return MIN(interval_us, MAX(interval_us / CONTROL_CONFIRM_DIVISOR, CONTROL_CONFIRM_MIN_US));
         if (!state->resting || interval_us >= CONTROL_REST_MAX_US)
                 return interval_us;
         return MIN(interval_us * CONTROL_REST_INTERVALS, CONTROL_REST_MAX_US);
@@ -374,6 +387,7 @@ int control_step(ControlState *state, const ControlInput *in, ControlDecision *o
 
         /* Hysteresis: a mode changes only after hold agreeing samples, so one noisy sample moves nothing. */
         update_yield(state, in, hold);
+        update_confirming(state, hold);
 
         if (in->squeeze_per_sec > cfg->squeeze_threshold) {
                 state->squeeze_high = inc(state->squeeze_high);

@@ -61,6 +61,15 @@
  * CPU, and the caller then samples at once) traffic does not end the rest:
  * only something pending does, and the waiting no longer waits for a rest
  * sample.
+ *
+ * Confirmation: a sample that begins a change of busy polling's mode (the
+ * first of hold samples above the threshold, or, while yielding, the first
+ * at or below it) is confirmed quickly: control_next_step_us() asks for the
+ * next sample after a CONTROL_CONFIRM_DIVISOR-th of the interval (at least
+ * CONTROL_CONFIRM_MIN_US) until the mode changed or the run of agreeing
+ * samples broke. hold still counts agreeing samples, so one noisy sample
+ * moves nothing, but a real change is acted on within about one interval
+ * plus hold - 1 short ones instead of hold intervals.
  */
 #pragma once
 
@@ -148,6 +157,9 @@ const char *control_cause_to_string(ControlCause c);
 /* Samples while resting come every CONTROL_REST_INTERVALS intervals, at most CONTROL_REST_MAX_US apart. */
 #define CONTROL_REST_INTERVALS 5
 #define CONTROL_REST_MAX_US (UINT64_C(500) * 1000)
+/* Samples confirming a mode change come every interval / CONTROL_CONFIRM_DIVISOR, at least CONTROL_CONFIRM_MIN_US apart. */
+#define CONTROL_CONFIRM_DIVISOR 4
+#define CONTROL_CONFIRM_MIN_US (UINT64_C(10) * 1000)
 
 #define CONTROL_REASON_MAX 160
 /* A step never makes more decisions than this. */
@@ -175,6 +187,7 @@ typedef struct ControlState {
         bool unpaid;          /* busy polling delivered nothing for the pay window: held at the floor */
         bool mark_crowd;      /* after this step: add the tasks that waited to the crowd (none while false) */
         bool resting;         /* quiet for CONTROL_REST_AFTER_US: the next sample may wait (control_next_step_us) */
+        bool confirming;      /* a mode change of busy polling began and awaits hold samples: the next comes soon */
 
         bool started;
         uint64_t last_step_us;
@@ -209,8 +222,9 @@ int control_step(ControlState *state, const ControlInput *in, ControlDecision *o
 
 /*
  * How long after a step the next sample is due, for a caller that samples
- * every interval_us: interval_us, or while state.resting
- * CONTROL_REST_INTERVALS of them up to CONTROL_REST_MAX_US (never less
- * than one interval).
+ * every interval_us: interval_us; while state.confirming interval_us /
+ * CONTROL_CONFIRM_DIVISOR (at least CONTROL_CONFIRM_MIN_US, at most
+ * interval_us); while state.resting CONTROL_REST_INTERVALS of them up to
+ * CONTROL_REST_MAX_US (never less than one interval).
  */
 uint64_t control_next_step_us(const ControlState *state, uint64_t interval_us);
