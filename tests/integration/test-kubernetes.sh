@@ -26,7 +26,11 @@
 #      `kubectl exec` would), and the profile's busy_read/busy_poll reach
 #      this host's /proc/sys; the pod killed with SIGKILL leaves them, a new
 #      pod with the same journal starts; on SIGTERM every value under
-#      /proc/sys/net/core is as before and the entrypoint exits 0.
+#      /proc/sys/net/core is as before and the entrypoint exits 0;
+#   4. a node relabelled from web to latency: the latency pod, started while
+#      the web pod runs, waits for the node's lock until the web pod has
+#      restored and exited, then runs its profile; after both every value
+#      is as before.
 # The image and its unpacked root are cached in $NETPOLLD_FLEET_CACHE (the
 # build directory) by the packages' and the example's content. Speaks TAP;
 # needs root, mmdebstrap, umoci, python3-kubernetes and network access to
@@ -52,7 +56,8 @@ done
         { echo "1..0 # SKIP needs Debian's python3-kubernetes and python3-yaml for $PY"; exit 0; }
 
 setup_tmp
-POD_PID=
+POD_PID=          # the pod's entrypoint (its PID from the chroot on)
+OLD_POD_PID=      # a pod being replaced by POD_PID
 NODE_RUN=$TMP/node-run-netpolld # stands for the node's /run/netpolld (hostPath)
 mkdir -p "$NODE_RUN"
 
@@ -63,23 +68,30 @@ sysctl_state() {
 }
 SYSCTL_BEFORE=$(sysctl_state)
 
-# pod_processes: the entrypoint and its children (dbus-daemon, netpolld).
+# pod_processes PID: the entrypoint PID and its children (dbus-daemon, netpolld).
 pod_processes() {
-        [ -n "$POD_PID" ] || return 0
-        ps -o pid= --ppid "$POD_PID" 2>/dev/null
-        echo "$POD_PID"
+        [ -n "$1" ] || return 0
+        ps -o pid= --ppid "$1" 2>/dev/null
+        echo "$1"
 }
 
+# restore_host: stops a pod still running; then, when one was (the test ended
+# early) or a journal is left, writes back what differs from before the test.
+# After pods that stopped normally netpolld has restored all itself, and the
+# values are left alone: another test on this host may have set them.
 restore_host() {
-        local line f v
-        if [ -n "$POD_PID" ] && kill -0 "$POD_PID" 2>/dev/null; then
-                kill -TERM "$POD_PID" 2>/dev/null
-                for _ in $(seq 100); do kill -0 "$POD_PID" 2>/dev/null || break; sleep 0.1; done
+        local line f v pid forced=0
+        for pid in $POD_PID $OLD_POD_PID; do
+                kill -0 "$pid" 2>/dev/null || continue
+                forced=1
+                kill -TERM "$pid" 2>/dev/null
+                for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
                 # shellcheck disable=SC2046
-                kill -KILL $(pod_processes) 2>/dev/null
-                wait "$POD_PID" 2>/dev/null
-        fi
-        POD_PID=
+                kill -KILL $(pod_processes "$pid") 2>/dev/null
+                wait "$pid" 2>/dev/null
+        done
+        POD_PID='' OLD_POD_PID=''
+        [ "$forced" = 1 ] || [ -s "$NODE_RUN/restore.journal" ] || return 0
         # Whatever netpolld did not put back: the values from before the test.
         while IFS= read -r line; do
                 f=${line%%:*} v=${line#*:}
@@ -281,7 +293,7 @@ case_killed_pod_replaced() {
         need_pod || return
         # A container killed outright: every process of it at once, no restore.
         # shellcheck disable=SC2046
-        kill -KILL $(pod_processes)
+        kill -KILL $(pod_processes "$POD_PID")
         wait "$POD_PID" 2>/dev/null
         POD_PID=
         expect_eq "busy_read after SIGKILL (journaled, not restored)" "$(cat /proc/sys/net/core/busy_read)" 25
@@ -311,6 +323,38 @@ case_sigterm_restores() {
         diag "node's /run/netpolld after the stop: $(ls -A "$NODE_RUN" | paste -sd' ')"
 }
 
+# A node relabelled from web to latency: the latency DaemonSet's pod starts while the
+# web one still runs, and must wait until that one has restored and exited.
+case_relabel_waits_for_restore() {
+        local rc
+        [ -n "$ROOTFS" ] || { fail "no image"; return; }
+        pod_start netpolld-web
+        pod_ready || return
+        OLD_POD_PID=$POD_PID
+        pod_start netpolld-latency
+        sleep 2
+        kill -0 "$POD_PID" 2>/dev/null || { fail "the latency pod exited:" "$(tail -20 "$TMP/pod.log")"; return; }
+        expect_contains "the latency pod waits" "$(cat "$TMP/pod.log")" "waiting for it to restore and exit"
+        pod_exec netpollctl status
+        [ "$RC" != 0 ] || fail "the latency pod's netpolld answered while the web pod ran:" "$OUT"
+        expect_eq "busy_read while the web pod still runs" "$(cat /proc/sys/net/core/busy_read)" 25
+        kill -TERM "$OLD_POD_PID"
+        wait "$OLD_POD_PID"
+        rc=$?
+        OLD_POD_PID=
+        expect_eq "the web pod's exit status" "$rc" 0
+        pod_ready || return
+        expect_contains "the latency pod runs its profile" "$OUT" "latency"
+        kill -TERM "$POD_PID"
+        wait "$POD_PID"
+        rc=$?
+        POD_PID=
+        expect_eq "the latency pod's exit status" "$rc" 0
+        [ "$CASE_FAILED" = 0 ] || diag "the pods' last lines:" "$(tail -n 25 "$TMP/pod.log")"
+        rc=$(diff <(printf '%s\n' "$SYSCTL_BEFORE") <(sysctl_state))
+        [ -z "$rc" ] || fail "/proc/sys/net/core differs from before the pods:" "$rc"
+}
+
 run_case "the manifests validate offline against the Kubernetes API schema (python3-kubernetes 22.6 models)" \
         case_manifests_valid
 run_case "broken copies are refused, each naming its path" case_broken_manifests_refused
@@ -322,5 +366,7 @@ run_case "netpolld-web's container emulated in a chroot: ready, netpollctl answe
 run_case "the pod killed with SIGKILL: the journal on the hostPath outlives it, a new pod starts" \
         case_killed_pod_replaced
 run_case "SIGTERM: every value restored, the entrypoint exits with netpolld's status 0" case_sigterm_restores
+run_case "a node relabelled web -> latency: the new pod waits for the old one's restore, then runs; all restored" \
+        case_relabel_waits_for_restore
 echo "# the whole test took $SECONDS s"
 tap_done
