@@ -153,8 +153,27 @@ def targets(d):
     return table(header, rows), rows
 
 
+# Reaction targets (issue 30): busy polling lowered within this long of the
+# neighbour's start, and back within this long of its stop, at the 95th percentile.
+T_YIELD_P95_MS = 50
+T_RETURN_P95_MS = 200
+
+
+def p95(values):
+    """The 95th percentile, nearest rank (the largest of up to 19 values)."""
+    v = sorted(values)
+    if not v:
+        return None
+    return v[max(0, -(-95 * len(v) // 100) - 1)]
+
+
+def delays(rows, key):
+    return [num(r[key]) for r in rows if key in r and num(r[key]) is not None]
+
+
 def yields_section(path):
-    """How long after each neighbour started netpolld lowered busy-poll (apps-yields.csv)."""
+    """What netpolld did with busy-poll around each neighbour (apps-yields.csv): the
+    yield after the neighbour's start, the return after its stop, the moves in between."""
     if not os.path.exists(path):
         return None
     rows = load(path)
@@ -162,13 +181,24 @@ def yields_section(path):
     out = []
     for scen, config, phase in keys:
         cell = [r for r in rows if (r["scenario"], r["config"], r["phase"]) == (scen, config, phase)]
-        delays = [num(r["delay_ms"]) for r in cell if num(r["delay_ms"]) is not None]
-        out.append([scen, config, phase, str(len(cell)), str(len(delays)),
-                    fmt(median(delays), 0) if delays else "–", fmt(max(delays), 0) if delays else "–"])
+        y, b = delays(cell, "delay_ms"), delays(cell, "return_ms")
+        moves = [int(r["moves"]) for r in cell if r.get("moves", "").isdigit()]
+        out.append([scen, config, phase, str(len(cell)), str(len(y)),
+                    fmt(median(y), 0) if y else "–", fmt(p95(y), 0) if y else "–",
+                    str(len(b)), fmt(median(b), 0) if b else "–", fmt(p95(b), 0) if b else "–",
+                    str(max(moves)) if moves else "–", str(sum(m > 2 for m in moves)) if moves else "–"])
     if not out:
         return None
-    return table(["scenario", "configuration", "neighbour", "phases", "yielded in the phase",
-                  "median ms after the neighbour's start", "max ms"], out)
+    y, b = delays(rows, "delay_ms"), delays(rows, "return_ms")
+    moves = [int(r["moves"]) for r in rows if r.get("moves", "").isdigit()]
+    verdict = lambda v, t: "–" if v is None else f"{v:.0f} ms {'PASS' if v <= t else 'MISS'} (≤ {t})"
+    summary = table(["neighbour phases", "yielded", f"yield p95 (target ≤ {T_YIELD_P95_MS} ms)", "returned",
+                     f"return p95 (target ≤ {T_RETURN_P95_MS} ms)", "phases with more than 2 moves"],
+                    [[str(len(rows)), str(len(y)), verdict(p95(y), T_YIELD_P95_MS), str(len(b)),
+                      verdict(p95(b), T_RETURN_P95_MS), str(sum(m > 2 for m in moves)) if moves else "–"]])
+    return summary + "\n\n" + table(
+        ["scenario", "configuration", "neighbour", "phases", "yielded", "yield median ms", "yield p95 ms",
+         "returned", "return median ms", "return p95 ms", "most moves", "phases > 2 moves"], out)
 
 
 def plot(outdir, d, s):
@@ -246,7 +276,11 @@ def main():
                "For each phase with a neighbour under a netpolld configuration: whether netpolld "
                "lowered busy-poll before the neighbour stopped, and how long after the bench started "
                "the neighbour (`netpollctl monitor`'s clock; the neighbour's own start-up is inside "
-               "the delay).",
+               "the delay); whether it raised busy-poll again before the alone phase after it ended, "
+               "and how long after the bench told the neighbour to stop (its exit is inside the "
+               "delay); and how often busy-poll moved from the neighbour's start to the end of that "
+               "alone phase (2 is one yield and one return; more is flapping). p95 is the nearest "
+               "rank.",
                "", y, ""]
     with open(os.path.join(outdir, "apps.md"), "w") as f:
         f.write("\n".join(md))

@@ -277,7 +277,9 @@ app_config_apply() {
                         is_profile "$config" || die "unknown app configuration '$config'"
                         PROFILE_DIR=$SRC/conf/profiles
                 fi
+                NETPOLLD_WRAPPER=("${APP_TRIGGER_WRAPPER[@]}")
                 netpolld_start "$config" "$logprefix.netpolld.log"
+                NETPOLLD_WRAPPER=()
                 unset PROFILE_DIR
                 CONFIG_MODE=$(daemon_property Mode)
                 monitor_start "$logprefix.knobchanges.log"
@@ -584,7 +586,7 @@ app_run() {
         kill -0 "$APP_CLIENT_PID" 2>/dev/null || die "the $scen client exited at once (see $logprefix.client.log)"
 
         # Each boundary is sampled once: the end of a phase is the start of the next.
-        local i t0 t1 c0 c1 cpu0 cpu1 s0 s1 rows=() nb_from=() nb_to=()
+        local i t0 t1 c0 c1 cpu0 cpu1 s0 s1 rows=() nb_from=() nb_to=() ph_end=()
         c1=$(app_counter "$scen")
         cpu1=$(app_cpu) s1=$(cpu_sample) t1=$(now)
         for ((i = 0; i < nph; i++)); do
@@ -597,9 +599,11 @@ app_run() {
                 sleep "$APP_PHASE"
                 NB_RESULT=NA
                 if [[ $kind != alone ]]; then
-                        neighbour_stop
+                        # when the neighbour is told to stop: its CPU is free from then to its exit
                         nb_to[i]=$(date +%H:%M:%S.%3N)
+                        neighbour_stop
                 fi
+                ph_end[i]=$(date +%H:%M:%S.%3N)
                 t1=$(now) s1=$(cpu_sample) cpu1=$(app_cpu)
                 c1=$(app_counter "$scen")
                 # A client that ended early (memcslap ran out of requests) leaves the
@@ -662,25 +666,61 @@ app_run() {
         app_config_release "$config"
         if [[ -f $logprefix.knobchanges.log ]]; then
                 for i in "${!nb_from[@]}"; do
-                        echo "$rep,$scen,$config,$i,${phases[i]},${nb_from[i]},$(yield_after "$logprefix.knobchanges.log" \
-                                "${nb_from[i]}" "${nb_to[i]}")" >>"$OUT/apps-yields.csv"
+                        # until the end of the alone phase after the neighbour (or of this one, if last)
+                        local until=${ph_end[i + 1]:-${ph_end[i]}}
+                        echo "$rep,$scen,$config,$i,${phases[i]},${nb_from[i]},$(phase_moves "$logprefix.knobchanges.log" \
+                                "${nb_from[i]}" "${nb_to[i]}" "$until")" >>"$OUT/apps-yields.csv"
                 done
         fi
 }
 
-# yield_after KNOBLOG FROM TO: "TIME,MS" of the first time netpolld lowered
-# busy-poll between FROM and TO (HH:MM:SS.mmm, as `netpollctl monitor` prints
-# them) and how long after FROM that was; "none,NA" if it did not.
-yield_after() {
-        awk -v from="$2" -v to="$3" '
+# app_trigger_setup: how the netpolld configurations get their CPU pressure
+# trigger, which wakes the controller when a neighbour's task first waits:
+# their own, where this root may open one (CAP_SYS_RESOURCE effective); else
+# a file passed to them as systemd's OpenFile= passes one, opened in a user
+# namespace (tools/pass-cpu-pressure --opener userns, as the cost part does);
+# else none, and the yields come from the interval samples alone.
+APP_TRIGGER_WRAPPER=()
+app_trigger_setup() {
+        local eff err
+        eff=$(awk '$1 == "CapEff:" { print $2 }' /proc/self/status)
+        if (((16#$eff >> 24) & 1)); then
+                APP_TRIGGER=own
+        elif err=$("$SRC/tools/pass-cpu-pressure" --opener userns -- true 2>&1); then
+                APP_TRIGGER="passed (tools/pass-cpu-pressure --opener userns)"
+                APP_TRIGGER_WRAPPER=("$SRC/tools/pass-cpu-pressure" --opener userns --)
+        else
+                APP_TRIGGER="none (no CAP_SYS_RESOURCE and no user namespace: ${err:-?})"
+        fi
+        log "apps: CPU pressure trigger of the netpolld configurations: $APP_TRIGGER"
+        meta app_trigger "$APP_TRIGGER"
+}
+
+# phase_moves KNOBLOG FROM TO UNTIL: what netpolld did with busy-poll around one
+# neighbour phase (times HH:MM:SS.mmm, as `netpollctl monitor` prints them; the
+# neighbour ran from FROM and was told to stop at TO, UNTIL ends the alone
+# phase after it), as "YIELD_AT,YIELD_MS,STOPPED,RETURN_AT,RETURN_MS,MOVES":
+# the first adaptive lowering between FROM and TO and how long after FROM;
+# the first adaptive raise after TO (and after that lowering) until UNTIL and
+# how long after TO; and every adaptive change of busy-poll from FROM to UNTIL
+# (one down and one up is a clean phase; more is flapping). "none,NA" for a
+# yield or return that did not happen.
+phase_moves() {
+        awk -v from="$2" -v to="$3" -v until="$4" '
                 function secs(t, a) { split(t, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
-                BEGIN { f = secs(from); e = secs(to); if (e < f) e += 86400 }
+                function at(t) { t = secs(t); if (t < f - 43200) t += 86400; return t }
+                BEGIN { f = secs(from); e = at(to); u = at(until); yt = "none"; rt = "none" }
                 $2 == "busy-poll" && $6 == "(adaptive)" && $4 == "->" {
-                        t = secs($1); if (t < f - 43200) t += 86400
+                        t = at($1)
+                        if (t < f || t > u) next
+                        moves++
                         old = $3; new = $5; sub(/us$/, "", old); sub(/us$/, "", new)
-                        if (t >= f && t <= e && new + 0 < old + 0) { printf "%s,%d\n", $1, (t - f) * 1000 + 0.5; found = 1; exit }
+                        if (yt == "none" && t <= e && new + 0 < old + 0) { yt = $1; yms = sprintf("%d", (t - f) * 1000 + 0.5) }
+                        else if (rt == "none" && t >= e && new + 0 > old + 0) { rt = $1; rms = sprintf("%d", (t - e) * 1000 + 0.5) }
                 }
-                END { if (!found) print "none,NA" }' "$1"
+                END {
+                        printf "%s,%s,%s,%s,%s,%d\n", yt, yt == "none" ? "NA" : yms, to, rt, rt == "none" ? "NA" : rms, moves
+                }' "$1"
 }
 
 # The runs of one repetition, as "SCENARIO CONFIG" lines: every selected
@@ -713,8 +753,10 @@ app_plan_runs() { app_plan 1 | wc -l; }
 app_bench() {
         local rep scen config pos=0 last="" plan line
         echo "$APP_CSV_HEADER" >"$OUT/apps.csv"
-        echo "rep,scenario,config,phase_index,phase,neighbour_started,yield_at,delay_ms" >"$OUT/apps-yields.csv"
+        echo "rep,scenario,config,phase_index,phase,neighbour_started,yield_at,delay_ms,neighbour_stopped,return_at,return_ms,moves" \
+                >"$OUT/apps-yields.csv"
         napi_base_init
+        app_trigger_setup
         for ((rep = 1; rep <= APP_REPS; rep++)); do
                 mapfile -t plan < <(app_plan "$rep")
                 for line in "${plan[@]}"; do

@@ -93,7 +93,7 @@ if [[ $parts == *" apps "* ]]; then
         [[ -z $bad ]] && ok "sockperf phases have p99 and p99.9" || fail "sockperf phases without percentiles: $bad"
         bad=$(awk -F, 'NR > 1 && $6 != "alone" && !($16 > 0) { print $3 "/" $4 "/" $6 }' "$a" | sort -u | tr '\n' ' ')
         [[ -z $bad ]] && ok "every neighbour reported bogo-ops" || fail "neighbours without bogo-ops: $bad"
-        head -n 1 "$out/apps-yields.csv" 2>/dev/null | grep -q '^rep,scenario,config,phase_index,phase,' &&
+        head -n 1 "$out/apps-yields.csv" 2>/dev/null | grep -q '^rep,scenario,config,phase_index,phase,.*,return_ms,moves$' &&
                 ok "apps-yields.csv written" || fail "no apps-yields.csv"
         bad=$(awk -F, 'NR > 1 && !($18 > 0) { print $3 "/" $4 "/" $6 }' "$a" | sort -u | tr '\n' ' ')
         [[ -z $bad ]] && ok "CPU per request measured in every phase" || fail "no CPU per request: $bad"
