@@ -758,6 +758,37 @@ START_TEST(test_sampler_tasks_listed_again_only_when_one_was_created) {
 }
 END_TEST
 
+/* Told that tasks wait (the CPU pressure trigger fired), the next sample lists a new task however soon. */
+START_TEST(test_sampler_tasks_listed_at_once_when_told) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        /* 50 ms after the first listing a neighbour starts: the 250 ms gap keeps it unlisted ... */
+        w.task[3].pid = w.task[3].tid = 300;
+        w.task[3].delay_ns = 40 * MS;
+        w.last_pid = 301;
+        w.psi_total_us += 40000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 150 * MS), 1);
+        ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 3);
+        /* ... unless the kernel said tasks wait: then it is listed, its delay since that listing counting. */
+        w.psi_total_us += 10000;
+        world_write(&w);
+        monitor_list_tasks_next(m);
+        ck_assert_int_eq(monitor_sample(m, 160 * MS), 1);
+        ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 4);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 4000); /* 40 ms over the 10 ms sample */
+        /* Once: the next new task waits for the gap again. */
+        w.task[4].pid = w.task[4].tid = 302;
+        w.last_pid = 302;
+        w.psi_total_us += 10000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 170 * MS), 1);
+        ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 4);
+}
+END_TEST
+
 START_TEST(test_sampler_tasks_scan_and_listing_allocate_nothing) {
 #ifdef COUNT_ALLOCS
         World w = tasks_world();
@@ -890,6 +921,7 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited);
         tcase_add_test(tc, test_sampler_crowd_needs_the_tasks_source);
         tcase_add_test(tc, test_sampler_tasks_listed_again_only_when_one_was_created);
+        tcase_add_test(tc, test_sampler_tasks_listed_at_once_when_told);
         tcase_add_test(tc, test_sampler_tasks_scan_and_listing_allocate_nothing);
         tcase_add_test(tc, test_sampler_tasks_need_a_readable_task);
         tcase_add_test(tc, test_sampler_busy_poll_packets_summed_over_namespaces);

@@ -74,6 +74,8 @@ static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 return 0;
         if (a->state.resting)
                 log_debug("a task waits for a CPU: sampling now");
+        /* A neighbour that just started is new: list it now rather than up to 250 ms later. */
+        monitor_list_tasks_next(a->monitor);
         return rearm(a->timer, 0);
 }
 

@@ -494,6 +494,11 @@ int monitor_mark_crowd(Monitor *m, const CpuSet *cpus) {
         return (int)MIN(m->crowd, (size_t)INT_MAX);
 }
 
+void monitor_list_tasks_next(Monitor *m) {
+        if (m->tasks)
+                task_wait_list_next(m->tasks);
+}
+
 int monitor_ignore_tasks(Monitor *m, const int *tids, size_t n) {
         return m->tasks ? task_wait_ignore(m->tasks, tids, n) : -EOPNOTSUPP;
 }

@@ -146,6 +146,8 @@ static inline const char *monitor_source_name(const Monitor *m) {
  */
 int monitor_mark_crowd(Monitor *m, const CpuSet *cpus);
 void monitor_clear_crowd(Monitor *m);
+/* With the tasks source: list new tasks at the next sample, however soon (task_wait_list_next()). */
+void monitor_list_tasks_next(Monitor *m);
 /* Tasks never counted as waiting (task_wait_ignore()); -EOPNOTSUPP unless the source is tasks. */
 int monitor_ignore_tasks(Monitor *m, const int *tids, size_t n);
 

@@ -52,6 +52,7 @@ struct TaskWait {
         uint64_t new_delay_max_ns;
         int *ignore;        /* task_wait_ignore(), sorted */
         size_t n_ignore;
+        bool list_next;     /* task_wait_list_next(): list at the next scan, however soon */
 };
 
 static void task_close(Task *k) {
@@ -299,6 +300,10 @@ static bool ignored(const TaskWait *t, int tid) {
         return t->n_ignore > 0 && bsearch(&tid, t->ignore, t->n_ignore, sizeof(int), cmp_int);
 }
 
+void task_wait_list_next(TaskWait *t) {
+        t->list_next = true;
+}
+
 int task_wait_ignore(TaskWait *t, const int *tids, size_t n) {
         int *copy = NULL;
 
@@ -319,8 +324,11 @@ int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, uint64_t *
         size_t kept = 0;
         int r;
 
-        /* A created task is listed at the next scan at least TASK_WAIT_RELIST_NS after the last listing. */
-        if ((now_ns < t->listed_ns || now_ns - t->listed_ns >= TASK_WAIT_RELIST_NS) &&
+        /*
+         * A created task is listed at the next scan at least TASK_WAIT_RELIST_NS after the
+         * last listing, or at once when the caller knows tasks wait (task_wait_list_next()).
+         */
+        if ((t->list_next || now_ns < t->listed_ns || now_ns - t->listed_ns >= TASK_WAIT_RELIST_NS) &&
             proc_dir_tasks_created(&t->proc)) {
                 t->new_delay_max_ns = now_ns - t->listed_ns;
                 r = list_tasks(t);
@@ -329,6 +337,7 @@ int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, uint64_t *
                         return r;
                 t->listed_ns = now_ns;
         }
+        t->list_next = false;
         for (size_t i = 0; i < t->n_tasks; i++) {
                 Task *k = &t->tasks[i];
 

@@ -17,7 +17,8 @@
  * does not pay a listing each interval. A task found by a listing after the
  * first counts at once, with the delay it gathered since the previous listing
  * (it is new, or was untracked): within about 250 ms of its creation at a
- * 100 ms interval.
+ * 100 ms interval, or at the sample a CPU pressure trigger asks for
+ * (task_wait_list_next()).
  * Each task followed holds two descriptors: at most TASK_WAIT_MAX tasks, and
  * no more than half of RLIMIT_NOFILE's soft limit less 128 (448 tasks under
  * a service's default 1024; the unit raises it). The rest are counted as
@@ -84,6 +85,15 @@ void task_wait_clear_crowd(TaskWait *t);
  * it). 0 or -ENOMEM (then the previous set stays).
  */
 int task_wait_ignore(TaskWait *t, const int *tids, size_t n);
+
+/*
+ * The next scan lists /proc if a task was created since the last listing,
+ * however soon after it: for a caller the kernel just told that tasks wait
+ * for a CPU (cpuwake.h, at most once per trigger window), so that a new
+ * neighbour counts at the sample that wake asks for rather than up to
+ * TASK_WAIT_RELIST_NS later.
+ */
+void task_wait_list_next(TaskWait *t);
 
 /* Tasks followed, and tasks seen at the last listing beyond the cap or the descriptor limit. */
 size_t task_wait_tracked(const TaskWait *t);
