@@ -462,7 +462,8 @@ quiet() {
         [ $(( ($(switches "$1") - s0) / 5 )) -lt 8 ]
 }
 woken_line() { journal_since "$1" -o cat | grep -q "a task waits for a CPU: sampling now"; }
-busy_line() { journal_since "$1" -o cat | grep -q "traffic or something pending: sampling every 100 ms"; }
+# The rest ended: the next sample comes an interval later, or sooner to confirm a change (25 ms).
+busy_line() { journal_since "$1" -o cat | grep -qE "traffic or something pending: sampling every [0-9]+ ms"; }
 
 # Packets received so far, all CPUs (softnet_stat's first column, hex).
 softnet_processed() {
