@@ -147,6 +147,63 @@ START_TEST(test_control_confirms_a_change_quickly) {
 }
 END_TEST
 
+/*
+ * A woken sample (a task started waiting) is confirmed soon even when it read
+ * calm, while busy polling could yield; may_yield tells the caller when that is.
+ */
+START_TEST(test_control_confirms_a_woken_sample) {
+        Sim s;
+
+        sim_init(&s);
+        sim_steps(&s, 3, 0, 0, 0);
+        ck_assert(s.st.may_yield && !s.st.confirming);
+        s.in.woken = true;
+        sim_step(&s, 100, 0, 0); /* calm: the wait began just before it */
+        ck_assert(s.st.confirming);
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US / CONTROL_CONFIRM_DIVISOR);
+        s.in.woken = false;
+        sim_step(&s, 100, 0, 0); /* calm again: nothing to confirm */
+        ck_assert(!s.st.confirming);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 0);
+
+        /* hold still counts: woken samples above the threshold yield after hold of them, not sooner. */
+        s.in.woken = true;
+        sim_steps(&s, 2, 1800, 0, 0);
+        ck_assert(!s.st.yielding && s.st.confirming);
+        ck_assert_int_eq(sim_step(&s, 1800, 0, 0), 2);
+        /* Yielding: nothing more to lower, a wake confirms nothing. */
+        ck_assert(s.st.yielding && !s.st.may_yield && !s.st.confirming);
+        s.in.crowd_known = true;
+        s.in.crowd_milli = 900;
+        sim_step(&s, 1800, 0, 0);
+        ck_assert(!s.st.confirming);
+}
+END_TEST
+
+/* Nothing to lower: at the floor, not movable, or the kernel yields by itself. */
+START_TEST(test_control_may_yield_only_where_it_could) {
+        Sim s;
+
+        sim_init(&s);
+        s.in.woken = true;
+        s.in.knobs[CONTROL_BUSY_READ].current = 0;
+        s.in.knobs[CONTROL_BUSY_POLL].movable = false;
+        sim_step(&s, 0, 0, 0);
+        ck_assert(!s.st.may_yield && !s.st.confirming);
+
+        sim_init(&s);
+        s.in.woken = true;
+        s.in.knobs[CONTROL_BUSY_LOOP_THRESHOLD] = (ControlKnobInput){ true, true, 1, 1 };
+        sim_step(&s, 0, 0, 0);
+        ck_assert(s.st.kernel_yields && !s.st.may_yield && !s.st.confirming);
+
+        sim_init(&s);
+        s.in.knobs[CONTROL_BUSY_READ].current = 0;
+        sim_step(&s, 0, 0, 0);
+        ck_assert(s.st.may_yield); /* busy-poll alone is enough */
+}
+END_TEST
+
 /* A per-CPU source names the busiest watched CPU in the reasons; PSI (system-wide) names none. */
 START_TEST(test_control_reason_names_the_busiest_cpu) {
         Sim s;
@@ -916,6 +973,8 @@ static Suite *control_suite(void) {
 
         tc = tcase_create("yield");
         tcase_add_test(tc, test_control_confirms_a_change_quickly);
+        tcase_add_test(tc, test_control_confirms_a_woken_sample);
+        tcase_add_test(tc, test_control_may_yield_only_where_it_could);
         tcase_add_test(tc, test_control_reason_names_the_busiest_cpu);
         tcase_add_test(tc, test_control_step_load_yields_after_hold_and_returns_after_dwell);
         tcase_add_test(tc, test_control_spike_shorter_than_hold_moves_nothing);

@@ -625,6 +625,76 @@ START_TEST(test_sampler_tasks_scan_gate_follows_the_threshold) {
 }
 END_TEST
 
+/* The watch between samples: PSI alone, the scan gate's share of the time since the last look. */
+START_TEST(test_sampler_watch_looks_at_psi_growth_since_the_last_look) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+
+        monitor_set_scan_threshold(m, 500); /* the gate: 12.5 % on 2 CPUs */
+        ck_assert_int_eq(monitor_watch(m, 50 * MS), -EINVAL); /* no sample yet */
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert_int_eq(monitor_watch(m, 200 * MS), -EINVAL); /* not after the last look */
+
+        /* 1.2 ms in 10 ms: below 12.5 %. */
+        w.psi_total_us += 1200;
+        world_write(&w);
+        ck_assert_int_eq(monitor_watch(m, 210 * MS), 0);
+        /* Measured from the last look, not the sample: 1.25 ms in the next 10 ms is enough. */
+        w.psi_total_us += 1250;
+        world_write(&w);
+        ck_assert_int_eq(monitor_watch(m, 220 * MS), 1);
+        ck_assert_int_eq(monitor_watch(m, 230 * MS), 0);
+
+        /* A sample is the next look's baseline. */
+        w.task[1].delay_ns += 5 * MS;
+        w.psi_total_us += 5000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
+        ck_assert_int_eq(monitor_watch(m, 310 * MS), 0);
+
+        /* A file that reads wrong is an error, and the next look still works. */
+        tu_write(root, "proc/pressure/cpu", "some total=x\n", 0644);
+        ck_assert_int_lt(monitor_watch(m, 320 * MS), 0);
+        world_write(&w);
+        ck_assert_int_eq(monitor_watch(m, 330 * MS), 0);
+}
+END_TEST
+
+START_TEST(test_sampler_watch_needs_psi) {
+        World w = tasks_world();
+        w.psi = false;
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        ck_assert_int_eq(monitor_watch(m, 110 * MS), -EOPNOTSUPP);
+}
+END_TEST
+
+/* Woken: a wait at the end of a long rest is scanned although "some" grew little over the whole rest. */
+START_TEST(test_sampler_woken_scans_past_the_gate) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+
+        monitor_set_scan_threshold(m, 500);
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        w.task[1].delay_ns += 20 * MS;
+        w.psi_total_us += 10000; /* 10 ms in 500 ms: 2 %, below the gate */
+        world_write(&w);
+        monitor_woken(m);
+        ck_assert_int_eq(monitor_sample(m, 600 * MS), 1);
+        ck_assert(monitor_system(m)->tasks_scanned);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 40); /* 20 ms over 500 ms */
+
+        /* Once: the next sample is gated again. */
+        w.task[1].delay_ns += 20 * MS;
+        w.psi_total_us += 10000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 1100 * MS), 1);
+        ck_assert(!monitor_system(m)->tasks_scanned);
+}
+END_TEST
+
 START_TEST(test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited) {
         World w = tasks_world();
         _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
@@ -775,7 +845,7 @@ START_TEST(test_sampler_tasks_listed_at_once_when_told) {
         /* ... unless the kernel said tasks wait: then it is listed, its delay since that listing counting. */
         w.psi_total_us += 10000;
         world_write(&w);
-        monitor_list_tasks_next(m);
+        monitor_woken(m);
         ck_assert_int_eq(monitor_sample(m, 160 * MS), 1);
         ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 4);
         ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 4000); /* 40 ms over the 10 ms sample */
@@ -922,6 +992,9 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_crowd_needs_the_tasks_source);
         tcase_add_test(tc, test_sampler_tasks_listed_again_only_when_one_was_created);
         tcase_add_test(tc, test_sampler_tasks_listed_at_once_when_told);
+        tcase_add_test(tc, test_sampler_watch_looks_at_psi_growth_since_the_last_look);
+        tcase_add_test(tc, test_sampler_watch_needs_psi);
+        tcase_add_test(tc, test_sampler_woken_scans_past_the_gate);
         tcase_add_test(tc, test_sampler_tasks_scan_and_listing_allocate_nothing);
         tcase_add_test(tc, test_sampler_tasks_need_a_readable_task);
         tcase_add_test(tc, test_sampler_busy_poll_packets_summed_over_namespaces);

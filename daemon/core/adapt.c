@@ -21,6 +21,10 @@ struct Adapter {
         sd_event *event;
         sd_event_source *timer;
         sd_event_source *wake; /* the armed CPU pressure trigger (cpuwake.h), owning its descriptor; NULL without */
+        sd_event_source *watch; /* looks at CPU pressure in the trigger's blind time (CPUWAKE_WATCH_US) */
+        uint64_t wake_fired_us; /* when the trigger last fired (monotonic), 0: not yet */
+        bool woken;             /* the next sample was asked for because a task started waiting */
+        uint64_t wakes_trigger, wakes_watch; /* samples so asked for, by whom (for the metrics) */
         bool wake_own;         /* it was opened here, not passed: removed after CPUWAKE_DISARM_AFTER_US without traffic */
         bool wake_told;        /* the first arming was logged at info level */
         int wake_passed_fd;    /* the passed file, not armed yet, or -errno */
@@ -56,10 +60,67 @@ static uint64_t now_ns(void) {
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata);
 static int rearm(sd_event_source *s, uint64_t after_us);
 
+/* A task started waiting for a CPU: sample now, scanning every task and listing new ones (monitor_woken()). */
+static int sample_now(Adapter *a) {
+        monitor_woken(a->monitor);
+        a->woken = true;
+        return rearm(a->timer, 0);
+}
+
+/*
+ * Whether to look at CPU pressure between samples: in the trigger's blind
+ * time (CPUWAKE_WATCH_US), while a task that waits would make busy polling
+ * yield.
+ */
+static bool watch_wanted(const Adapter *a, uint64_t now_us) {
+        return a->running && a->wake && a->state.may_yield && a->wake_fired_us != 0 &&
+               now_us - a->wake_fired_us < CPUWAKE_WINDOW_US;
+}
+
+static int on_watch(sd_event_source *s, uint64_t usec, void *userdata) {
+        Adapter *a = userdata;
+        uint64_t now = now_ns();
+        int r;
+
+        if (!watch_wanted(a, now / 1000))
+                return 0; /* one-shot: off until the trigger fires again */
+        r = monitor_watch(a->monitor, now);
+        if (r > 0) {
+                a->wakes_watch++;
+                return sample_now(a); /* the sample restarts the watch */
+        }
+        if (r < 0 && r != -EINVAL) {
+                log_debug_errno(r, "cannot look at CPU pressure between samples: %m");
+                return 0;
+        }
+        return rearm(s, CPUWAKE_WATCH_US);
+}
+
+/* After a sample: the watch looks again CPUWAKE_WATCH_US after it, or stops. */
+static void watch_update(Adapter *a) {
+        int r;
+
+        if (!watch_wanted(a, now_ns() / 1000)) {
+                if (a->watch)
+                        (void)sd_event_source_set_enabled(a->watch, SD_EVENT_OFF);
+                return;
+        }
+        if (!a->watch) {
+                r = sd_event_add_time_relative(a->event, &a->watch, CLOCK_MONOTONIC, CPUWAKE_WATCH_US,
+                                               CPUWAKE_WATCH_US / 10, on_watch, a);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(a->watch, SD_EVENT_ONESHOT);
+        } else
+                r = rearm(a->watch, CPUWAKE_WATCH_US);
+        if (r < 0)
+                log_debug_errno(r, "cannot schedule a look at CPU pressure: %m");
+}
+
 /*
  * Some task waited for a CPU: the controller samples now rather than at its
  * next rest sample or interval (the kernel fires a trigger at most once per
- * window, CPUWAKE_WINDOW_US, so this adds at most that many samples).
+ * window, CPUWAKE_WINDOW_US, so this adds at most that many samples), and
+ * the watch covers the rest of the window.
  */
 static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Adapter *a = userdata;
@@ -74,9 +135,9 @@ static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 return 0;
         if (a->state.resting)
                 log_debug("a task waits for a CPU: sampling now");
-        /* A neighbour that just started is new: list it now rather than up to 250 ms later. */
-        monitor_list_tasks_next(a->monitor);
-        return rearm(a->timer, 0);
+        a->wake_fired_us = now_ns() / 1000;
+        a->wakes_trigger++;
+        return sample_now(a);
 }
 
 /* Why no trigger can be armed, once; the caller samples every interval while traffic flows. */
@@ -196,6 +257,7 @@ Adapter *adapter_free(Adapter *a) {
         if (!a)
                 return NULL;
         sd_event_source_disable_unref(a->timer);
+        sd_event_source_disable_unref(a->watch);
         sd_event_source_disable_unref(a->wake);
         if (a->wake_passed_fd >= 0)
                 close(a->wake_passed_fd);
@@ -259,9 +321,12 @@ int adapter_update(Adapter *a) {
         if (a->monitor)
                 monitor_set_scan_threshold(a->monitor,
                                            run ? a->manager->profile->adaptive.runqueue_threshold_milli : 0);
+        a->woken = false;
         if (!run) {
                 a->running = false;
                 wake_disarm(a);
+                if (a->watch)
+                        (void)sd_event_source_set_enabled(a->watch, SD_EVENT_OFF);
                 return a->timer ? sd_event_source_set_enabled(a->timer, SD_EVENT_OFF) : 0;
         }
         if (!a->timer) {
@@ -454,6 +519,8 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         } else if (t / 1000 - a->traffic_us >= CPUWAKE_DISARM_AFTER_US)
                 wake_disarm(a);
         in.wait_wakes = a->wake != NULL;
+        in.woken = a->woken;
+        a->woken = false;
         in.crowd_known = monitor_source(a->monitor) == MONITOR_SOURCE_TASKS;
         in.crowd_milli = load.crowd_milli_max;
         monitor_load(a->monitor, NULL, &load);
@@ -483,6 +550,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         r = rearm(s, control_next_step_us(&a->state, interval_us(a)));
         if (r < 0)
                 return r;
+        watch_update(a);
         if (a->state.resting != rested)
                 log_debug("%s: sampling every %" PRIu64 " ms",
                           !a->state.resting ? "traffic or something pending"
@@ -533,6 +601,11 @@ static bool cause_moves(ControlKnob k, ControlCause c) {
 
 uint64_t adapter_samples(const Adapter *a) {
         return a->samples;
+}
+
+void adapter_wakeups(const Adapter *a, uint64_t *ret_trigger, uint64_t *ret_watch) {
+        *ret_trigger = a->wakes_trigger;
+        *ret_watch = a->wakes_watch;
 }
 
 size_t adapter_decisions(const Adapter *a, AdapterDecisionCount *ret, size_t max) {

@@ -69,3 +69,5 @@ size_t adapter_decisions(const Adapter *a, AdapterDecisionCount *ret, size_t max
 
 /* Samples the controller took and stepped on since start (GetLoad's own samples not counted). */
 uint64_t adapter_samples(const Adapter *a);
+/* Of those, the samples taken at once because the CPU pressure trigger fired, or its watch saw waiting. */
+void adapter_wakeups(const Adapter *a, uint64_t *ret_trigger, uint64_t *ret_watch);

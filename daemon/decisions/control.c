@@ -175,10 +175,20 @@ static void update_yield(ControlState *s, const ControlInput *in, unsigned hold)
  * A return needs both runs, the calm and the crowd's quiet: while the crowd
  * still runs (the crowd rule holds the yield) nothing is pending.
  */
-static void update_confirming(ControlState *s, unsigned hold) {
+static void update_confirming(ControlState *s, const ControlInput *in, unsigned hold) {
         s->confirming = s->yielding ? s->load_low > 0 && s->crowd_quiet > 0 &&
                                               (s->load_low < hold || s->crowd_quiet < hold)
-                                    : s->load_high > 0 && s->load_high < hold;
+                                    : (s->load_high > 0 && s->load_high < hold) || (in->woken && s->may_yield);
+}
+
+/* Whether busy-read or busy-poll is above the floor, and the controller may move it. */
+static bool polling_movable(const ControlInput *in) {
+        for (ControlKnob k = CONTROL_BUSY_READ; k <= CONTROL_BUSY_POLL; k++) {
+                const ControlKnobInput *ki = &in->knobs[k];
+                if (ki->supported && ki->movable && ki->current > in->cfg->busy_poll_floor_us)
+                        return true;
+        }
+        return false;
 }
 
 /*
@@ -387,7 +397,10 @@ int control_step(ControlState *state, const ControlInput *in, ControlDecision *o
 
         /* Hysteresis: a mode changes only after hold agreeing samples, so one noisy sample moves nothing. */
         update_yield(state, in, hold);
-        update_confirming(state, hold);
+        blt = &in->knobs[CONTROL_BUSY_LOOP_THRESHOLD];
+        state->kernel_yields = blt->supported && blt->home > 0;
+        state->may_yield = !state->yielding && !state->kernel_yields && polling_movable(in);
+        update_confirming(state, in, hold);
 
         if (in->squeeze_per_sec > cfg->squeeze_threshold) {
                 state->squeeze_high = inc(state->squeeze_high);
@@ -399,9 +412,6 @@ int control_step(ControlState *state, const ControlInput *in, ControlDecision *o
         state->drops_high = in->drops_per_sec > 0 ? inc(state->drops_high) : 0;
 
         update_pay(state, in);
-
-        blt = &in->knobs[CONTROL_BUSY_LOOP_THRESHOLD];
-        state->kernel_yields = blt->supported && blt->home > 0;
 
         st = (Step){ .s = state, .in = in, .out = out, .max = max };
         step_yield(&st, CONTROL_BUSY_READ);

@@ -69,7 +69,12 @@
  * CONTROL_CONFIRM_MIN_US) until the mode changed or the run of agreeing
  * samples broke. hold still counts agreeing samples, so one noisy sample
  * moves nothing, but a real change is acted on within about one interval
- * plus hold - 1 short ones instead of hold intervals.
+ * plus hold - 1 short ones instead of hold intervals. A woken sample (the
+ * caller sampled because a task started waiting) is confirmed the same way
+ * while busy polling does not yield, even when it read calm: its figures
+ * average over the whole time since the sample before, up to a rest's, and a
+ * wait that began just now hardly shows in them; the short one after it
+ * measures the waiting as it is.
  */
 #pragma once
 
@@ -113,6 +118,7 @@ typedef struct ControlInput {
         uint64_t drops_per_sec;   /* summed over the watched CPUs */
         uint64_t processed_per_sec; /* packets received on the watched CPUs (softnet_stat) */
         bool wait_wakes;            /* the caller samples at once when a task starts waiting for a CPU (cpuwake.h) */
+        bool woken;                 /* this sample was taken because a task started waiting (see Confirmation) */
         bool busy_poll_rx_known;       /* TcpExt BusyPollRxPackets is counted */
         uint64_t busy_poll_rx_packets; /* packets busy polling delivered since the caller last read them (0 when
                                         * it did not read them this step: read at least twice a pay window) */
@@ -188,6 +194,7 @@ typedef struct ControlState {
         bool mark_crowd;      /* after this step: add the tasks that waited to the crowd (none while false) */
         bool resting;         /* quiet for CONTROL_REST_AFTER_US: the next sample may wait (control_next_step_us) */
         bool confirming;      /* a mode change of busy polling began and awaits hold samples: the next comes soon */
+        bool may_yield;       /* busy polling is on where the controller may lower it: a task waiting would count */
 
         bool started;
         uint64_t last_step_us;

@@ -34,6 +34,17 @@
  */
 #define CPUWAKE_DISARM_AFTER_US (UINT64_C(10) * 1000 * 1000)
 
+/*
+ * The trigger's blind time: once it fired, the kernel does not fire it again
+ * before its window is over, and on a busy machine the window's firing is
+ * often spent on waiting that moves nothing. So for the rest of that window,
+ * while busy polling could yield, the caller looks at "some" itself this
+ * often (monitor_watch(): one pread of the pressure file) and samples at once
+ * when it grew by the scan gate's share. At most window / this looks per
+ * firing (50), none while the trigger stays quiet.
+ */
+#define CPUWAKE_WATCH_US (UINT64_C(10) * 1000)
+
 /* CAP_SYS_RESOURCE is effective now: cpuwake_open() can arm a sub-2 s window. */
 bool cpuwake_privileged(void);
 

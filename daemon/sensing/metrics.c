@@ -142,6 +142,15 @@ static void write_all(FILE *f, const MetricsInput *in) {
                "Samples of the load statistics the adaptive controller took and stepped on.");
         if (in->has_samples)
                 sample(f, "netpolld_controller_samples_total", u64(v, sizeof(v), in->samples), NULL);
+        family(f, "netpolld_controller_wakeups_total", "counter",
+               "Samples taken at once because a task started waiting for a CPU: told by the CPU pressure trigger, "
+               "or seen by the watch in the trigger's blind time.");
+        if (in->has_samples) {
+                sample(f, "netpolld_controller_wakeups_total", u64(v, sizeof(v), in->wakeups_trigger),
+                       (const char *const[]){ "by", "trigger", NULL });
+                sample(f, "netpolld_controller_wakeups_total", u64(v, sizeof(v), in->wakeups_watch),
+                       (const char *const[]){ "by", "watch", NULL });
+        }
 
         family(f, "netpolld_busy_poll_rx_packets_total", "counter",
                "Packets received by busy polling (TcpExt BusyPollRxPackets in /proc/net/netstat).");

@@ -59,8 +59,10 @@ struct Monitor {
         uint64_t *crowd_ns;  /* per CPU, the crowd's run time growth in the last sample */
         size_t crowd;        /* the crowd's size at the last mark (some may have ended since) */
         bool scanned;        /* the last sample scanned tasks (else PSI said nobody waited) */
+        bool woken;          /* monitor_woken(): the next sample scans whatever PSI's growth */
         uint64_t scan_threshold_milli; /* see monitor_set_scan_threshold() */
         uint64_t stat_read_ns; /* when /proc/stat was last read (see read_all()) */
+        uint64_t watch_ns, watch_some_us; /* monitor_watch()'s baseline: its last look or the last sample */
         char *sysroot;              /* for the busy-poll counter, made on first use */
         BusyPollCounter *busy_poll;
         int busy_poll_error;        /* set once the counter could not be made */
@@ -269,15 +271,24 @@ void monitor_set_scan_threshold(Monitor *m, uint64_t runnable_milli) {
         m->scan_threshold_milli = runnable_milli;
 }
 
-/* Whether PSI's "some" grew by the scan gate's share of the time between the readings (or went back). */
-static bool psi_waited(const Monitor *m, const Reading *prev, const Reading *cur) {
-        uint64_t elapsed_us = (cur->now_ns - prev->now_ns) / 1000, permille = MONITOR_SCAN_WAIT_PERMILLE;
+/*
+ * Whether PSI's "some" grew from some_before to some_after by the scan gate's
+ * share of elapsed_us (monitor_set_scan_threshold()), or went back.
+ */
+static bool psi_grew(const Monitor *m, uint64_t some_before, uint64_t some_after, uint64_t elapsed_us,
+                     unsigned n_online) {
+        uint64_t permille = MONITOR_SCAN_WAIT_PERMILLE;
 
-        if (cur->psi.some_total_us < prev->psi.some_total_us)
+        if (some_after < some_before)
                 return true;
-        if (cur->stat.n_online > 0)
-                permille = MAX(permille, MIN(m->scan_threshold_milli / (2 * cur->stat.n_online), UINT64_C(1000)));
-        return cur->psi.some_total_us - prev->psi.some_total_us >= elapsed_us * permille / 1000;
+        if (n_online > 0)
+                permille = MAX(permille, MIN(m->scan_threshold_milli / (2 * n_online), UINT64_C(1000)));
+        return some_after - some_before >= elapsed_us * permille / 1000;
+}
+
+static bool psi_waited(const Monitor *m, const Reading *prev, const Reading *cur) {
+        return psi_grew(m, prev->psi.some_total_us, cur->psi.some_total_us, (cur->now_ns - prev->now_ns) / 1000,
+                        cur->stat.n_online);
 }
 
 /* Reads and parses every file into rd; rd is scratch until the whole sample succeeded. */
@@ -340,7 +351,7 @@ static int read_all(Monitor *m, Reading *rd) {
                 /* Last, as it moves the tasks' baselines. */
                 memset(m->waited_ns, 0, m->n_cpus * sizeof(*m->waited_ns));
                 memset(m->crowd_ns, 0, m->n_cpus * sizeof(*m->crowd_ns));
-                m->scanned = !m->psi || !m->have_prev || psi_waited(m, m->prev, rd);
+                m->scanned = !m->psi || !m->have_prev || m->woken || psi_waited(m, m->prev, rd);
                 if (m->scanned) {
                         r = task_wait_scan(m->tasks, rd->now_ns, m->waited_ns, m->crowd_ns, n);
                         if (r < 0)
@@ -423,7 +434,7 @@ static void compute(Monitor *m, const Reading *cur, const Reading *prev) {
 
 int monitor_sample(Monitor *m, uint64_t now_ns) {
         Reading *swap;
-        uint64_t fixture_ns, after_ns;
+        uint64_t fixture_ns, after_ns, real_ns = now_ns;
         bool had_prev, fixture;
         int r;
 
@@ -453,7 +464,32 @@ int monitor_sample(Monitor *m, uint64_t now_ns) {
         m->prev = m->cur;
         m->cur = swap;
         m->have_prev = true;
+        m->woken = false;
+        m->watch_ns = real_ns;
+        m->watch_some_us = m->prev->psi.some_total_us;
         return had_prev ? 1 : 0;
+}
+
+int monitor_watch(Monitor *m, uint64_t now_ns) {
+        uint64_t before_ns, before_us;
+        Psi psi;
+        int r;
+
+        if (!m->psi)
+                return -EOPNOTSUPP;
+        if (!m->have_prev || now_ns <= m->watch_ns)
+                return -EINVAL;
+        r = stat_file_read(&m->pressure);
+        if (r < 0)
+                return r;
+        r = psi_parse(m->pressure.buf, &psi);
+        if (r < 0)
+                return r;
+        before_ns = m->watch_ns;
+        before_us = m->watch_some_us;
+        m->watch_ns = now_ns;
+        m->watch_some_us = psi.some_total_us;
+        return psi_grew(m, before_us, psi.some_total_us, (now_ns - before_ns) / 1000, m->prev->stat.n_online);
 }
 
 uint64_t monitor_sample_ns(const Monitor *m) {
@@ -494,7 +530,8 @@ int monitor_mark_crowd(Monitor *m, const CpuSet *cpus) {
         return (int)MIN(m->crowd, (size_t)INT_MAX);
 }
 
-void monitor_list_tasks_next(Monitor *m) {
+void monitor_woken(Monitor *m) {
+        m->woken = true;
         if (m->tasks)
                 task_wait_list_next(m->tasks);
 }

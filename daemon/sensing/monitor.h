@@ -126,6 +126,17 @@ static inline void monitor_freep(Monitor **m) {
  * results and baseline stay in place.
  */
 int monitor_sample(Monitor *m, uint64_t now_ns);
+/*
+ * A look between samples: reads /proc/pressure/cpu alone (one pread) and
+ * tells whether "some" grew, since the later of the last sample and the last
+ * look, by the scan gate's share of that time (monitor_set_scan_threshold()):
+ * 1 when it did, so a sample now would find tasks waiting; 0 when not.
+ * now_ns is the caller's monotonic clock, as passed to monitor_sample() (a
+ * test fixture's clock does not time looks). -EOPNOTSUPP without PSI,
+ * -EINVAL before the first sample or when now_ns is not after the last
+ * look, else the read errno or -EBADMSG.
+ */
+int monitor_watch(Monitor *m, uint64_t now_ns);
 /* The time of the last sample taken: now_ns as passed, or the fixture's; 0 before the first. */
 uint64_t monitor_sample_ns(const Monitor *m);
 
@@ -146,8 +157,14 @@ static inline const char *monitor_source_name(const Monitor *m) {
  */
 int monitor_mark_crowd(Monitor *m, const CpuSet *cpus);
 void monitor_clear_crowd(Monitor *m);
-/* With the tasks source: list new tasks at the next sample, however soon (task_wait_list_next()). */
-void monitor_list_tasks_next(Monitor *m);
+/*
+ * The kernel (a CPU pressure trigger) or monitor_watch() said tasks started
+ * waiting just now: the next sample scans the tasks even where PSI's growth
+ * over the whole time since the last sample is below the scan gate (a short
+ * wait at the end of a long rest is what the caller wants to see), and lists
+ * new tasks, however soon (task_wait_list_next()).
+ */
+void monitor_woken(Monitor *m);
 /* Tasks never counted as waiting (task_wait_ignore()); -EOPNOTSUPP unless the source is tasks. */
 int monitor_ignore_tasks(Monitor *m, const int *tids, size_t n);
 

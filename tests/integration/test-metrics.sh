@@ -49,7 +49,7 @@ case_every_family_documented() {
         metrics
         local f
         for f in knob_supported:gauge knob_seconds:gauge knob_value:gauge knob_cpus:gauge \
-                controller_decisions_total:counter controller_samples_total:counter \
+                controller_decisions_total:counter controller_samples_total:counter controller_wakeups_total:counter \
                 busy_poll_rx_packets_total:counter queue_info:gauge \
                 cpu_runnable_tasks:gauge cpu_pressure_some_ratio:gauge cpu_time_squeeze_total:counter \
                 queue_packets_total:counter queue_bytes_total:counter queue_hw_drops_total:counter \
