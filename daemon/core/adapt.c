@@ -30,6 +30,7 @@ struct Adapter {
         int wake_passed_fd;    /* the passed file, not armed yet, or -errno */
         int wake_error;        /* why no trigger can be armed (-errno), 0 while one can */
         uint64_t traffic_us;   /* the last sample with traffic on the polling CPUs */
+        bool traffic;          /* the last sample had it */
         Monitor *monitor;
         int monitor_error;
         ControlState state;
@@ -70,10 +71,13 @@ static int sample_now(Adapter *a) {
 /*
  * Whether to look at CPU pressure between samples: in the trigger's blind
  * time (CPUWAKE_WATCH_US), while a task that waits would make busy polling
- * yield.
+ * yield, and traffic flows: without it busy polling spins only in the few
+ * reads that wait for a packet (control.h, "Rest"), and a yield gains nothing
+ * the next sample could not give (a kept passed trigger, idle, would
+ * otherwise cost the looks).
  */
 static bool watch_wanted(const Adapter *a, uint64_t now_us) {
-        return a->running && a->wake && a->state.may_yield && a->wake_fired_us != 0 &&
+        return a->running && a->wake && a->traffic && a->state.may_yield && a->wake_fired_us != 0 &&
                now_us - a->wake_fired_us < CPUWAKE_WINDOW_US;
 }
 
@@ -513,7 +517,8 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         in.runnable_per_cpu = load.runnable_cpu >= 0;
         in.runnable_cpu = load.runnable_cpu >= 0 ? (unsigned)load.runnable_cpu : 0;
         in.processed_per_sec = load.processed_per_sec;
-        if (load.processed_per_sec >= CONTROL_REST_PACKETS_PER_SEC) {
+        a->traffic = load.processed_per_sec >= CONTROL_REST_PACKETS_PER_SEC;
+        if (a->traffic) {
                 a->traffic_us = t / 1000;
                 wake_arm(a);
         } else if (t / 1000 - a->traffic_us >= CPUWAKE_DISARM_AFTER_US)
