@@ -134,7 +134,7 @@ START_TEST(test_control_confirms_a_change_quickly) {
         ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US);
 
         /* Calm, but the crowd it yielded to still runs: the crowd rule holds the yield, nothing pending. */
-        s.in.crowd_known = true;
+        s.in.crowd_known = s.in.crowd_found = true;
         s.in.crowd_milli = 900;
         sim_steps(&s, 3, 200, 0, 0);
         ck_assert(s.st.yielding && !s.st.confirming);
@@ -144,6 +144,62 @@ START_TEST(test_control_confirms_a_change_quickly) {
         sim_step(&s, 200, 0, 0);
         ck_assert(s.st.yielding && s.st.confirming);
         ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US / CONTROL_CONFIRM_DIVISOR);
+}
+END_TEST
+
+/*
+ * Once the crowd is quiet, tasks still waiting are looked at again soon (the
+ * burst as a crowd ends), for at most hold intervals' worth of short samples;
+ * a crowd running again ends it. Without a crowd the queue draining begins it.
+ */
+START_TEST(test_control_confirms_a_return_while_tasks_still_wait) {
+        unsigned hold, i;
+        Sim s;
+
+        sim_init(&s);
+        hold = s.cfg.hold;
+        s.in.crowd_known = s.in.crowd_found = true;
+        s.in.crowd_milli = 900;
+        sim_steps(&s, hold, 1800, 0, 0);
+        ck_assert(s.st.yielding);
+        sim_step(&s, 1800, 0, 0);
+        ck_assert(s.st.yielding && !s.st.confirming); /* the crowd still runs */
+
+        s.in.crowd_milli = 0; /* it ended; a burst still waits */
+        for (i = 1; i <= hold * CONTROL_CONFIRM_DIVISOR; i++) {
+                sim_step(&s, 1800, 0, 0);
+                ck_assert_msg(s.st.yielding && s.st.confirming, "quiet sample %u not confirmed", i);
+        }
+        sim_step(&s, 1800, 0, 0); /* the waiting is steady: back to the interval */
+        ck_assert(s.st.yielding && !s.st.confirming);
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US);
+
+        s.in.crowd_milli = 900; /* the crowd runs again, then is quiet again: confirmed again */
+        sim_step(&s, 1800, 0, 0);
+        ck_assert(!s.st.confirming);
+        s.in.crowd_milli = 0;
+        sim_step(&s, 1800, 0, 0);
+        ck_assert(s.st.confirming);
+        for (i = 0; i < hold - 1; i++) {
+                sim_step(&s, 200, 0, 0); /* the burst is over */
+                ck_assert(s.st.yielding && s.st.confirming);
+        }
+        ck_assert_int_eq(sim_step(&s, 200, 0, 0), 2); /* hold calm samples: back */
+        ck_assert(!s.st.yielding && !s.st.confirming);
+
+        /*
+         * Without a crowd (none followed, or none found: only tasks that are not
+         * CPU-bound waited), tasks waiting while yielding begin nothing; the
+         * queue draining does.
+         */
+        for (int found = 0; found < 2; found++) {
+                sim_init(&s);
+                s.in.crowd_known = found;
+                sim_steps(&s, hold + 4, 1800, 0, 0);
+                ck_assert(s.st.yielding && !s.st.confirming);
+                sim_step(&s, 200, 0, 0);
+                ck_assert(s.st.yielding && s.st.confirming);
+        }
 }
 END_TEST
 
@@ -418,6 +474,7 @@ static void sim_crowd_yield(Sim *s) {
         ck_assert_uint_eq(s->moves[CONTROL_BUSY_POLL], 1);
         ck_assert(s->st.yielding);
         ck_assert_msg(s->st.mark_crowd, "the tasks waiting as the yield begins are not marked");
+        s->in.crowd_found = true; /* the neighbour was among them */
 }
 
 START_TEST(test_control_crowd_holds_the_yield_until_it_leaves) {
@@ -451,10 +508,27 @@ START_TEST(test_control_crowd_holds_the_yield_until_it_leaves) {
         sim_steps(&s, 2, 0, 0, 0);
         ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 2);
 
+        /* Until a CPU-bound task is found, calm samples mark the crowd too; then only those with a queue. */
+        sim_crowd_yield(&s);
+        s.in.crowd_found = false;
+        s.in.crowd_milli = 980;
+        sim_step(&s, 0, 0, 0);
+        ck_assert_msg(s.st.mark_crowd, "a calm sample does not look for the crowd before one is found");
+        s.in.crowd_found = true;
+        sim_step(&s, 0, 0, 0);
+        ck_assert(!s.st.mark_crowd);
+        sim_step(&s, 1000, 0, 0);
+        ck_assert(s.st.mark_crowd);
+        s.in.crowd_known = false;
+        s.in.crowd_found = false;
+        sim_step(&s, 0, 0, 0);
+        ck_assert_msg(!s.st.mark_crowd, "marked a crowd nobody follows");
+
         /* An empty crowd (only servers waited) and an unknown one: the queue draining is enough. */
         for (int known = 0; known <= 1; known++) {
                 sim_crowd_yield(&s);
                 s.in.crowd_known = known;
+                s.in.crowd_found = false;
                 s.in.crowd_milli = known ? 0 : 980;
                 sim_steps(&s, 5, 0, 0, 0);
                 ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 2);
@@ -973,6 +1047,7 @@ static Suite *control_suite(void) {
 
         tc = tcase_create("yield");
         tcase_add_test(tc, test_control_confirms_a_change_quickly);
+        tcase_add_test(tc, test_control_confirms_a_return_while_tasks_still_wait);
         tcase_add_test(tc, test_control_confirms_a_woken_sample);
         tcase_add_test(tc, test_control_may_yield_only_where_it_could);
         tcase_add_test(tc, test_control_reason_names_the_busiest_cpu);

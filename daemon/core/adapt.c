@@ -49,6 +49,7 @@ struct Adapter {
         uint64_t busy_poll_read_us; /* last read of the busy-poll packet counter, 0: none yet */
         int busy_poll_error;        /* -ENODEV once the kernel was found not to count them */
         bool crowd;                 /* the monitor follows a crowd (see control.h) */
+        bool crowd_found;           /* a task joined it in this yield (ControlInput.crowd_found) */
         uint64_t samples;           /* samples the controller stepped on since start (for the metrics) */
 };
 
@@ -124,7 +125,10 @@ static void watch_update(Adapter *a) {
  * Some task waited for a CPU: the controller samples now rather than at its
  * next rest sample or interval (the kernel fires a trigger at most once per
  * window, CPUWAKE_WINDOW_US, so this adds at most that many samples), and
- * the watch covers the rest of the window.
+ * the watch covers the rest of the window. Not while busy polling yields:
+ * the waiting is known then, and a sample taken just as some task waited,
+ * over the few milliseconds since the last, measures that burst, not the
+ * queue the return waits to see drained.
  */
 static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Adapter *a = userdata;
@@ -137,9 +141,11 @@ static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         }
         if (!a->running)
                 return 0;
+        a->wake_fired_us = now_ns() / 1000;
+        if (a->state.yielding)
+                return 0;
         if (a->state.resting)
                 log_debug("a task waits for a CPU: sampling now");
-        a->wake_fired_us = now_ns() / 1000;
         a->wakes_trigger++;
         return sample_now(a);
 }
@@ -307,7 +313,7 @@ int adapter_update(Adapter *a) {
         control_state_init(&a->state);
         if (a->crowd)
                 monitor_clear_crowd(a->monitor);
-        a->crowd = false;
+        a->crowd = a->crowd_found = false;
         for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
                 a->read_at_us[k] = 0;
         if (run && !cpuset_is_empty(&a->manager->profile->adaptive.poll_cpus)) {
@@ -527,6 +533,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         in.woken = a->woken;
         a->woken = false;
         in.crowd_known = monitor_source(a->monitor) == MONITOR_SOURCE_TASKS;
+        in.crowd_found = a->crowd_found;
         in.crowd_milli = load.crowd_milli_max;
         monitor_load(a->monitor, NULL, &load);
 
@@ -564,12 +571,13 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                           control_next_step_us(&a->state, interval_us(a)) / 1000);
         if (a->state.mark_crowd && in.crowd_known) {
                 r = monitor_mark_crowd(a->monitor, poll);
-                if (r >= 0 && !a->crowd)
+                if (r > 0 && !a->crowd_found)
                         log_debug("busy polling yields to %d CPU-bound task(s)", r);
                 a->crowd = r >= 0;
+                a->crowd_found = a->crowd_found || r > 0;
         } else if (!a->state.yielding && a->crowd) {
                 monitor_clear_crowd(a->monitor);
-                a->crowd = false;
+                a->crowd = a->crowd_found = false;
         }
         for (int i = 0; i < n; i++) {
                 const char *name = control_knob_name(out[i].knob);

@@ -166,17 +166,30 @@ static void update_yield(ControlState *s, const ControlInput *in, unsigned hold)
                         s->probe_us = in->now_us;
                 }
         }
-        /* Whoever waits while busy polling yields is who it yields to; nobody once it has ended. */
-        s->mark_crowd = s->yielding && high;
+        /*
+         * Whoever waits while busy polling yields is who it yields to; nobody
+         * once it has ended. Until a CPU-bound task is found among them (a
+         * neighbour started just now has hardly run, and once busy polling
+         * stops it runs alone, so the samples with a queue are few), calm
+         * samples mark too: a task that waited at all is one it yields to.
+         */
+        s->mark_crowd = s->yielding && (high || (in->crowd_known && !in->crowd_found));
 }
 
 /*
  * A change of busy polling's mode began: confirm it soon (control_next_step_us()).
- * A return needs both runs, the calm and the crowd's quiet: while the crowd
- * still runs (the crowd rule holds the yield) nothing is pending.
+ * A return begins once what the yield waits for is gone: the crowd quiet,
+ * or without a crowd (none followed, or no CPU-bound task found in it) the
+ * queue drained. It needs both runs, the calm and the crowd's quiet, so
+ * while the crowd still runs nothing is pending; once it is quiet, tasks
+ * still waiting (often a burst as the crowd ends) are looked at again soon
+ * rather than an interval later, for at most hold intervals' worth of short
+ * samples (then the waiting is steady, and a yield of its own).
  */
 static void update_confirming(ControlState *s, const ControlInput *in, unsigned hold) {
-        s->confirming = s->yielding ? s->load_low > 0 && s->crowd_quiet > 0 &&
+        unsigned begun = in->crowd_known && in->crowd_found ? s->crowd_quiet : MIN(s->load_low, s->crowd_quiet);
+
+        s->confirming = s->yielding ? begun > 0 && begun <= hold * CONTROL_CONFIRM_DIVISOR &&
                                               (s->load_low < hold || s->crowd_quiet < hold)
                                     : (s->load_high > 0 && s->load_high < hold) || (in->woken && s->may_yield);
 }

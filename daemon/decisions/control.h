@@ -19,7 +19,9 @@
  *  - the crowd: once the app stops polling it sleeps until its packets, so
  *    the tasks it yielded to run alone and nobody waits, although they would
  *    wait again as soon as polling came back. So while yielding, the caller
- *    marks the tasks that waited (ControlState.mark_crowd) and reports the
+ *    marks the tasks that waited (ControlState.mark_crowd: in samples with a
+ *    queue, and in every sample until one CPU-bound task was found,
+ *    ControlInput.crowd_found) and reports the
  *    CPU they use on the polling CPUs (crowd_milli); the yield ends only once
  *    that has stayed at or below CONTROL_CROWD_QUIET_MILLI for [hold]
  *    samples (they ended or went idle), or as a probe after
@@ -64,10 +66,12 @@
  *
  * Confirmation: a sample that begins a change of busy polling's mode (the
  * first of hold samples above the threshold, or, while yielding, the first
- * at or below it) is confirmed quickly: control_next_step_us() asks for the
- * next sample after a CONTROL_CONFIRM_DIVISOR-th of the interval (at least
+ * with the crowd quiet, or without a found crowd the first at or below the
+ * threshold) is confirmed quickly: control_next_step_us() asks for the next
+ * sample after a CONTROL_CONFIRM_DIVISOR-th of the interval (at least
  * CONTROL_CONFIRM_MIN_US) until the mode changed or the run of agreeing
- * samples broke. hold still counts agreeing samples, so one noisy sample
+ * samples broke; for a return, while tasks still wait, for at most
+ * hold * CONTROL_CONFIRM_DIVISOR samples since the crowd went quiet. hold still counts agreeing samples, so one noisy sample
  * moves nothing, but a real change is acted on within about one interval
  * plus hold - 1 short ones instead of hold intervals. A woken sample (the
  * caller sampled because a task started waiting) is confirmed the same way
@@ -113,6 +117,7 @@ typedef struct ControlInput {
         bool runnable_per_cpu;    /* runnable_milli is one CPU's, runnable_cpu (for the reasons); else system-wide */
         unsigned runnable_cpu;
         bool crowd_known;         /* the caller follows the crowd (see mark_crowd) */
+        bool crowd_found;         /* a task joined the crowd in this yield (the mark found a CPU-bound one) */
         uint64_t crowd_milli;     /* the crowd's CPU time on the busiest watched CPU, x1000 of the interval */
         uint64_t squeeze_per_sec; /* summed over the watched CPUs */
         uint64_t drops_per_sec;   /* summed over the watched CPUs */
