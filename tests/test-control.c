@@ -148,9 +148,10 @@ START_TEST(test_control_confirms_a_change_quickly) {
 END_TEST
 
 /*
- * Once the crowd is quiet, tasks still waiting are looked at again soon (the
- * burst as a crowd ends), for at most hold intervals' worth of short samples;
- * a crowd running again ends it. Without a crowd the queue draining begins it.
+ * Once the crowd ended, tasks still waiting are looked at again soon (the
+ * burst as a crowd ends), for at most hold intervals' worth of short samples.
+ * A crowd that is quiet but has not ended (a bursty neighbour's idle slice)
+ * begins nothing while tasks wait. Without a crowd the queue draining begins it.
  */
 START_TEST(test_control_confirms_a_return_while_tasks_still_wait) {
         unsigned hold, i;
@@ -159,25 +160,35 @@ START_TEST(test_control_confirms_a_return_while_tasks_still_wait) {
         sim_init(&s);
         hold = s.cfg.hold;
         s.in.crowd_known = s.in.crowd_found = true;
+        s.in.crowd_tasks = 1;
         s.in.crowd_milli = 900;
         sim_steps(&s, hold, 1800, 0, 0);
         ck_assert(s.st.yielding);
         sim_step(&s, 1800, 0, 0);
         ck_assert(s.st.yielding && !s.st.confirming); /* the crowd still runs */
 
+        s.in.crowd_milli = 0; /* it sleeps; others wait */
+        sim_steps(&s, 3, 1800, 0, 0);
+        ck_assert(s.st.yielding && !s.st.confirming);
+        s.in.crowd_milli = 900;
+        sim_step(&s, 1800, 0, 0);
+
         s.in.crowd_milli = 0; /* it ended; a burst still waits */
+        s.in.crowd_tasks = 0;
         for (i = 1; i <= hold * CONTROL_CONFIRM_DIVISOR; i++) {
                 sim_step(&s, 1800, 0, 0);
-                ck_assert_msg(s.st.yielding && s.st.confirming, "quiet sample %u not confirmed", i);
+                ck_assert_msg(s.st.yielding && s.st.confirming, "sample %u after the end not confirmed", i);
         }
         sim_step(&s, 1800, 0, 0); /* the waiting is steady: back to the interval */
         ck_assert(s.st.yielding && !s.st.confirming);
         ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US);
 
-        s.in.crowd_milli = 900; /* the crowd runs again, then is quiet again: confirmed again */
+        s.in.crowd_milli = 900; /* a new crowd task runs, then ends: confirmed again */
+        s.in.crowd_tasks = 1;
         sim_step(&s, 1800, 0, 0);
         ck_assert(!s.st.confirming);
         s.in.crowd_milli = 0;
+        s.in.crowd_tasks = 0;
         sim_step(&s, 1800, 0, 0);
         ck_assert(s.st.confirming);
         for (i = 0; i < hold - 1; i++) {

@@ -720,6 +720,7 @@ START_TEST(test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited) {
         ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
         ck_assert_int_eq(monitor_mark_crowd(m, &poll), 1);
         ck_assert_int_eq(monitor_mark_crowd(m, &poll), 1); /* marking again adds nobody twice */
+        ck_assert_uint_eq(monitor_crowd_tasks(m), 1);
 
         /* Busy polling yielded: the neighbour runs alone, nobody waits, PSI spares the full scan. */
         w.task[0].run_ns += 10 * MS;
@@ -729,6 +730,7 @@ START_TEST(test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited) {
         ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
         ck_assert(!monitor_system(m)->tasks_scanned);
         ck_assert_uint_eq(monitor_cpu(m, 0)->crowd_milli, 900);
+        ck_assert_uint_eq(monitor_crowd_tasks(m), 1);
         ck_assert_uint_eq(monitor_cpu(m, 1)->crowd_milli, 0);
         monitor_load(m, &poll, &l);
         ck_assert_uint_eq(l.crowd_milli_max, 900);
@@ -742,7 +744,8 @@ START_TEST(test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited) {
         ck_assert(monitor_system(m)->tasks_scanned);
         ck_assert_uint_eq(monitor_cpu(m, 0)->crowd_milli, 500);
 
-        /* It ended: the crowd uses nothing. */
+        /* It ended (its open schedstat reads nothing, as /proc's fails): the crowd uses nothing. */
+        put("proc/200/task/200/schedstat", "%s", "");
         {
                 _cleanup_(freep) char *dir = tu_join(root, "proc/200");
                 tu_rm_rf(dir);
@@ -750,6 +753,7 @@ START_TEST(test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited) {
         w.task[1].tid = 0;
         ck_assert_int_eq(monitor_sample(m, 500 * MS), 1);
         ck_assert_uint_eq(monitor_cpu(m, 0)->crowd_milli, 0);
+        ck_assert_uint_eq(monitor_crowd_tasks(m), 0); /* it left the crowd */
 
         /* Forgotten: a task that runs is no crowd. */
         w.task[1].pid = w.task[1].tid = 200;
@@ -757,6 +761,7 @@ START_TEST(test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited) {
         w.psi_total_us += 1000;
         world_write(&w);
         monitor_clear_crowd(m);
+        ck_assert_uint_eq(monitor_crowd_tasks(m), 0);
         ck_assert_int_eq(monitor_sample(m, 600 * MS), 1);
         w.task[0].run_ns += 80 * MS;
         w.psi_total_us += 1000;
@@ -772,6 +777,7 @@ START_TEST(test_sampler_crowd_needs_the_tasks_source) {
 
         ck_assert_str_eq(monitor_source_name(m), "schedstat");
         ck_assert_int_eq(monitor_mark_crowd(m, NULL), -EOPNOTSUPP);
+        ck_assert_uint_eq(monitor_crowd_tasks(m), 0);
         monitor_clear_crowd(m);
 }
 END_TEST

@@ -534,6 +534,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         a->woken = false;
         in.crowd_known = monitor_source(a->monitor) == MONITOR_SOURCE_TASKS;
         in.crowd_found = a->crowd_found;
+        in.crowd_tasks = monitor_crowd_tasks(a->monitor);
         in.crowd_milli = load.crowd_milli_max;
         monitor_load(a->monitor, NULL, &load);
 

@@ -178,16 +178,17 @@ static void update_yield(ControlState *s, const ControlInput *in, unsigned hold)
 
 /*
  * A change of busy polling's mode began: confirm it soon (control_next_step_us()).
- * A return begins once what the yield waits for is gone: the crowd quiet,
- * or without a crowd (none followed, or no CPU-bound task found in it) the
- * queue drained. It needs both runs, the calm and the crowd's quiet, so
- * while the crowd still runs nothing is pending; once it is quiet, tasks
- * still waiting (often a burst as the crowd ends) are looked at again soon
- * rather than an interval later, for at most hold intervals' worth of short
- * samples (then the waiting is steady, and a yield of its own).
+ * A return needs both runs, the calm and the crowd's quiet, so while the
+ * crowd still runs nothing is pending; it begins with the first sample that
+ * has both. Once the crowd ended (every task of it exited, not one that
+ * merely sleeps: a bursty neighbour's idle slice is no end), tasks still
+ * waiting (a burst as it ends) are looked at again soon rather than an
+ * interval later, for at most hold intervals' worth of short samples (then
+ * the waiting is steady, and a yield of its own).
  */
 static void update_confirming(ControlState *s, const ControlInput *in, unsigned hold) {
-        unsigned begun = in->crowd_known && in->crowd_found ? s->crowd_quiet : MIN(s->load_low, s->crowd_quiet);
+        bool ended = in->crowd_known && in->crowd_found && in->crowd_tasks == 0;
+        unsigned begun = ended ? s->crowd_quiet : MIN(s->load_low, s->crowd_quiet);
 
         s->confirming = s->yielding ? begun > 0 && begun <= hold * CONTROL_CONFIRM_DIVISOR &&
                                               (s->load_low < hold || s->crowd_quiet < hold)

@@ -66,12 +66,12 @@
  *
  * Confirmation: a sample that begins a change of busy polling's mode (the
  * first of hold samples above the threshold, or, while yielding, the first
- * with the crowd quiet, or without a found crowd the first at or below the
- * threshold) is confirmed quickly: control_next_step_us() asks for the next
- * sample after a CONTROL_CONFIRM_DIVISOR-th of the interval (at least
- * CONTROL_CONFIRM_MIN_US) until the mode changed or the run of agreeing
- * samples broke; for a return, while tasks still wait, for at most
- * hold * CONTROL_CONFIRM_DIVISOR samples since the crowd went quiet. hold still counts agreeing samples, so one noisy sample
+ * at or below it with the crowd quiet, or the first after every task of the
+ * crowd ended: crowd_tasks 0) is confirmed quickly: control_next_step_us()
+ * asks for the next sample after a CONTROL_CONFIRM_DIVISOR-th of the
+ * interval (at least CONTROL_CONFIRM_MIN_US) until the mode changed or the
+ * run of agreeing samples broke; after the crowd's end, while tasks still
+ * wait, for at most hold * CONTROL_CONFIRM_DIVISOR samples. hold still counts agreeing samples, so one noisy sample
  * moves nothing, but a real change is acted on within about one interval
  * plus hold - 1 short ones instead of hold intervals. A woken sample (the
  * caller sampled because a task started waiting) is confirmed the same way
@@ -118,6 +118,7 @@ typedef struct ControlInput {
         unsigned runnable_cpu;
         bool crowd_known;         /* the caller follows the crowd (see mark_crowd) */
         bool crowd_found;         /* a task joined the crowd in this yield (the mark found a CPU-bound one) */
+        size_t crowd_tasks;       /* the crowd's tasks that have not ended: 0 with crowd_found, the crowd ended */
         uint64_t crowd_milli;     /* the crowd's CPU time on the busiest watched CPU, x1000 of the interval */
         uint64_t squeeze_per_sec; /* summed over the watched CPUs */
         uint64_t drops_per_sec;   /* summed over the watched CPUs */

@@ -540,6 +540,10 @@ int monitor_ignore_tasks(Monitor *m, const int *tids, size_t n) {
         return m->tasks ? task_wait_ignore(m->tasks, tids, n) : -EOPNOTSUPP;
 }
 
+size_t monitor_crowd_tasks(const Monitor *m) {
+        return m->source == MONITOR_SOURCE_TASKS && m->crowd > 0 ? task_wait_crowd_tasks(m->tasks) : 0;
+}
+
 void monitor_clear_crowd(Monitor *m) {
         if (m->source == MONITOR_SOURCE_TASKS)
                 task_wait_clear_crowd(m->tasks);

@@ -153,9 +153,11 @@ static inline const char *monitor_source_name(const Monitor *m) {
  * next sample on, MonitorCpu.crowd_milli tells how much of each CPU they
  * used, also in samples where PSI spares the full scan. The controller marks
  * the tasks busy polling yields to and keeps the yield while they use the
- * CPU; monitor_clear_crowd() forgets them.
+ * CPU; monitor_crowd_tasks() counts those that have not ended (as of the
+ * last sample; 0 without a crowd); monitor_clear_crowd() forgets them.
  */
 int monitor_mark_crowd(Monitor *m, const CpuSet *cpus);
+size_t monitor_crowd_tasks(const Monitor *m);
 void monitor_clear_crowd(Monitor *m);
 /*
  * The kernel (a CPU pressure trigger) or monitor_watch() said tasks started

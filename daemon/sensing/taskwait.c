@@ -382,6 +382,14 @@ size_t task_wait_mark_crowd(TaskWait *t, const CpuSet *cpus) {
         return n;
 }
 
+size_t task_wait_crowd_tasks(const TaskWait *t) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < t->n_tasks; i++)
+                n += t->tasks[i].crowd;
+        return n;
+}
+
 void task_wait_clear_crowd(TaskWait *t) {
         for (size_t i = 0; i < t->n_tasks; i++)
                 t->tasks[i].crowd = false;

@@ -71,9 +71,12 @@ int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, uint64_t *
  * docs/ARCHITECTURE.md). It returns the crowd's size. task_wait_scan_crowd()
  * reads the crowd alone (for samples where the full scan is skipped) and
  * adds to crowd_ns[cpu] as above; crowd tasks that ended leave it.
+ * task_wait_crowd_tasks() counts the crowd's tasks that have not ended (as
+ * of the last scan).
  */
 size_t task_wait_mark_crowd(TaskWait *t, const CpuSet *cpus);
 void task_wait_scan_crowd(TaskWait *t, uint64_t *crowd_ns, size_t n);
+size_t task_wait_crowd_tasks(const TaskWait *t);
 void task_wait_clear_crowd(TaskWait *t);
 
 /*
