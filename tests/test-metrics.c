@@ -74,7 +74,7 @@ START_TEST(test_metrics_counters_and_load) {
         const MetricsDecision d[] = { { "busy-read", "down", "contention", 3 } };
         const MetricsCpu cpus[] = { { 0, 1800, true, 12 }, { 3, 0, false, 0 } };
         MetricsInput in = { .decisions = d, .n_decisions = 1, .has_samples = true, .samples = 4711,
-                            .wakeups_trigger = 17, .wakeups_watch = 5,
+                            .wakeups_trigger = 17, .wakeups_watch = 5, .wakeups_crowd_exit = 2,
                             .has_busy_poll_rx = true,
                             .busy_poll_rx_packets = 123456789012ULL, .cpus = cpus, .n_cpus = 2,
                             .has_psi = true, .psi_some_milli = 250 };
@@ -84,6 +84,7 @@ START_TEST(test_metrics_counters_and_load) {
         assert_has(t, "netpolld_controller_samples_total 4711\n");
         assert_has(t, "netpolld_controller_wakeups_total{by=\"trigger\"} 17\n");
         assert_has(t, "netpolld_controller_wakeups_total{by=\"watch\"} 5\n");
+        assert_has(t, "netpolld_controller_wakeups_total{by=\"crowd-exit\"} 2\n");
         assert_has(t, "netpolld_busy_poll_rx_packets_total 123456789012\n");
         assert_has(t, "netpolld_cpu_runnable_tasks{cpu=\"0\"} 1.8\n");
         assert_has(t, "netpolld_cpu_runnable_tasks{cpu=\"3\"} 0\n");

@@ -411,18 +411,33 @@ START_TEST(test_task_stat_fields_after_the_name) {
         TaskStat st = { .cpu = 99 }, before;
 
         ck_assert_int_eq(task_stat_parse(t, &st), 0);
+        ck_assert_int_eq(st.state, 'S');
+        ck_assert(!st.kthread);
         ck_assert_uint_eq(st.cpu, 1);
         ck_assert_uint_eq(st.utime, 1);
         ck_assert_uint_eq(st.stime, 20);
         ck_assert_int_eq(task_stat_parse(odd, &st), 0);
+        ck_assert_int_eq(st.state, 'R');
+        ck_assert(!st.kthread);
         ck_assert_uint_eq(st.cpu, 7);
         ck_assert_uint_eq(st.utime, 812);
         ck_assert_uint_eq(st.stime, 9);
+        /* A kworker: PF_KTHREAD in the flags (field 9). */
+        ck_assert_int_eq(task_stat_parse("14238 (kworker/u8:0-events_unbound) I 2 0 0 0 -1 69238880 0 0 0 0 1 0 0 0 "
+                                         "20 0 1 0 9 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 "
+                                         "17 1 0 0 0 0 0\n", &st), 0);
+        ck_assert(st.kthread);
+        ck_assert_int_eq(st.state, 'I');
+        ck_assert_uint_eq(st.utime, 1);
+        ck_assert_uint_eq(st.cpu, 1);
 
         before = st;
         ck_assert_int_eq(task_stat_parse("42 (short) R 1 2 3\n", &st), -EBADMSG);
         ck_assert_int_eq(task_stat_parse("42 no name R 1 2 3\n", &st), -EBADMSG);
         ck_assert_int_eq(task_stat_parse("", &st), -EBADMSG);
+        /* The state is one letter. */
+        ck_assert_int_eq(task_stat_parse("42 (a) RS 1 42 42 0 -1 4194304 97 0 0 0 1 9 0 0 20 0 1 0 1 1 1 "
+                                         "1 1 1 0 0 0 0 0 0 0 0 0 0 17 7 0\n", &st), -EBADMSG);
         /* utime must be a number: "x" where field 14 stands. */
         ck_assert_int_eq(task_stat_parse("42 (a) R 1 42 42 0 -1 4194304 97 0 0 0 x 9 0 0 20 0 1 0 1 1 1 "
                                          "1 1 1 0 0 0 0 0 0 0 0 0 0 17 7 0\n", &st), -EBADMSG);

@@ -56,6 +56,8 @@ typedef struct World {
                 unsigned cpu;
                 uint64_t run_ns, delay_ns;
                 uint64_t utime, stime; /* clock ticks in user mode and in the kernel */
+                char state;            /* 0: 'R' */
+                bool kthread;
         } task[5];
         uint64_t last_pid;
 } World;
@@ -126,9 +128,10 @@ static void world_write(const World *w) {
                 put(rel, "%" PRIu64 " %" PRIu64 " 7\n", w->task[i].run_ns, w->task[i].delay_ns);
                 snprintf(rel, sizeof(rel), "proc/%d/task/%d/stat", w->task[i].pid, w->task[i].tid);
                 put(rel,
-                    "%d (t %d) R 1 1 1 0 -1 4194304 97 0 0 0 %" PRIu64 " %" PRIu64 " 0 0 20 0 1 0 1281741 "
+                    "%d (t %d) %c 1 1 1 0 -1 %u 97 0 0 0 %" PRIu64 " %" PRIu64 " 0 0 20 0 1 0 1281741 "
                     "3133440 366 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 %u 0 0 0 0 0\n",
-                    w->task[i].tid, w->task[i].tid, w->task[i].utime, w->task[i].stime, w->task[i].cpu);
+                    w->task[i].tid, w->task[i].tid, w->task[i].state ?: 'R',
+                    w->task[i].kthread ? 0x4208040u : 0x400000u, w->task[i].utime, w->task[i].stime, w->task[i].cpu);
         }
         if (w->last_pid > 0)
                 put("proc/loadavg", "0.50 0.40 0.30 2/90 %" PRIu64 "\n", w->last_pid);
@@ -549,7 +552,7 @@ START_TEST(test_sampler_tasks_dedicated_pollers_never_wait) {
         ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
         ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 300);
         /* Never part of a crowd either. */
-        ck_assert_int_eq(monitor_mark_crowd(m, NULL), 0);
+        ck_assert_int_eq(monitor_mark_crowd(m, NULL, 0), 0);
         monitor_clear_crowd(m);
         /* Out of the set, it counts again from its current baseline. */
         ck_assert_int_eq(monitor_ignore_tasks(m, NULL, 0), 0);
@@ -697,9 +700,18 @@ END_TEST
 
 START_TEST(test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited) {
         World w = tasks_world();
-        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+        _cleanup_(monitor_freep) Monitor *m = NULL;
         MonitorLoad l;
         CpuSet poll;
+
+        w.task[3].pid = w.task[3].tid = 30; /* a kworker whose one tick landed in user mode */
+        w.task[3].kthread = true;
+        w.task[3].utime = 1;
+        w.task[4].pid = 250; /* a thread of another process on CPU 0, its few ticks in user mode */
+        w.task[4].tid = 252;
+        w.task[4].utime = 3;
+        w.task[4].stime = 1;
+        m = monitor_on(&w);
 
         cpuset_zero(&poll);
         cpuset_add(&poll, 0);
@@ -711,16 +723,31 @@ START_TEST(test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited) {
         world_write(&w);
         ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
 
-        /* Everyone waited: the poller behind the neighbour, the neighbour behind the poller. */
+        /*
+         * Everyone waited: the poller behind the neighbour, the neighbour behind
+         * the poller, the kworker, and a thread of another process on CPU 0 whose
+         * few ticks fell in user mode but that ran only 5 ms of the 100: quiet.
+         */
         w.task[0].delay_ns += 30 * MS;
         w.task[1].delay_ns += 60 * MS;
         w.task[2].delay_ns += 250 * MS;
+        w.task[3].delay_ns += 5 * MS;
+        w.task[4].delay_ns += 5 * MS;
+        w.task[0].run_ns += 40 * MS;
+        w.task[1].run_ns += 40 * MS;
+        w.task[3].run_ns += 20 * MS;
+        w.task[4].run_ns += 5 * MS;
         w.psi_total_us += 80000;
         world_write(&w);
         ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
-        ck_assert_int_eq(monitor_mark_crowd(m, &poll), 1);
-        ck_assert_int_eq(monitor_mark_crowd(m, &poll), 1); /* marking again adds nobody twice */
+        ck_assert_int_eq(monitor_mark_crowd(m, &poll, 100), 1);
+        ck_assert_int_eq(monitor_mark_crowd(m, &poll, 100), 1); /* marking again adds nobody twice */
         ck_assert_uint_eq(monitor_crowd_tasks(m), 1);
+        {
+                int pids[4] = {};
+                ck_assert_int_eq(monitor_crowd_pids(m, pids, ELEMENTSOF(pids)), 1);
+                ck_assert_int_eq(pids[0], 200);
+        }
 
         /* Busy polling yielded: the neighbour runs alone, nobody waits, PSI spares the full scan. */
         w.task[0].run_ns += 10 * MS;
@@ -744,16 +771,26 @@ START_TEST(test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited) {
         ck_assert(monitor_system(m)->tasks_scanned);
         ck_assert_uint_eq(monitor_cpu(m, 0)->crowd_milli, 500);
 
-        /* It ended (its open schedstat reads nothing, as /proc's fails): the crowd uses nothing. */
-        put("proc/200/task/200/schedstat", "%s", "");
+        /*
+         * It exited and is not reaped yet: its schedstat still reads, with the
+         * run of its last moments, but it is a zombie. It left the crowd, which
+         * uses nothing.
+         */
+        w.task[1].run_ns += 40 * MS;
+        w.task[1].state = 'Z';
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 500 * MS), 1);
+        ck_assert(!monitor_system(m)->tasks_scanned);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->crowd_milli, 0);
+        ck_assert_uint_eq(monitor_crowd_tasks(m), 0);
         {
                 _cleanup_(freep) char *dir = tu_join(root, "proc/200");
                 tu_rm_rf(dir);
         }
         w.task[1].tid = 0;
-        ck_assert_int_eq(monitor_sample(m, 500 * MS), 1);
+        w.task[1].state = 0;
+        ck_assert_int_eq(monitor_sample(m, 550 * MS), 1);
         ck_assert_uint_eq(monitor_cpu(m, 0)->crowd_milli, 0);
-        ck_assert_uint_eq(monitor_crowd_tasks(m), 0); /* it left the crowd */
 
         /* Forgotten: a task that runs is no crowd. */
         w.task[1].pid = w.task[1].tid = 200;
@@ -771,13 +808,45 @@ START_TEST(test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited) {
 }
 END_TEST
 
+/* The crowd's processes: each once, however many of its threads are in the crowd; the count past max. */
+START_TEST(test_sampler_crowd_pids_are_processes) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = NULL;
+        int pids[2] = {};
+
+        w.task[1].utime = 500; /* pid 200, CPU-bound */
+        w.task[3].pid = 200;   /* a second thread of it */
+        w.task[3].tid = 201;
+        w.task[3].utime = 500;
+        w.task[2].utime = 300; /* pid 250's thread 251, on CPU 1 */
+        m = monitor_on(&w);
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        w.task[1].delay_ns += 60 * MS;
+        w.task[3].delay_ns += 60 * MS;
+        w.task[2].delay_ns += 60 * MS;
+        w.task[1].run_ns += 40 * MS;
+        w.task[3].run_ns += 40 * MS;
+        w.task[2].run_ns += 40 * MS;
+        w.psi_total_us += 80000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert_int_eq(monitor_mark_crowd(m, NULL, 100), 3);
+        ck_assert_int_eq(monitor_crowd_pids(m, pids, ELEMENTSOF(pids)), 2);
+        ck_assert((pids[0] == 200 && pids[1] == 250) || (pids[0] == 250 && pids[1] == 200)); /* /proc's order */
+        ck_assert_int_eq(monitor_crowd_pids(m, pids, 1), 2); /* cut: still counted */
+        monitor_clear_crowd(m);
+        ck_assert_int_eq(monitor_crowd_pids(m, pids, ELEMENTSOF(pids)), 0);
+}
+END_TEST
+
 START_TEST(test_sampler_crowd_needs_the_tasks_source) {
         World w = { .schedstat = true };
         _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
 
         ck_assert_str_eq(monitor_source_name(m), "schedstat");
-        ck_assert_int_eq(monitor_mark_crowd(m, NULL), -EOPNOTSUPP);
+        ck_assert_int_eq(monitor_mark_crowd(m, NULL, 100), -EOPNOTSUPP);
         ck_assert_uint_eq(monitor_crowd_tasks(m), 0);
+        ck_assert_int_eq(monitor_crowd_pids(m, NULL, 0), -EOPNOTSUPP);
         monitor_clear_crowd(m);
 }
 END_TEST
@@ -1001,6 +1070,7 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_watch_looks_at_psi_growth_since_the_last_look);
         tcase_add_test(tc, test_sampler_watch_needs_psi);
         tcase_add_test(tc, test_sampler_woken_scans_past_the_gate);
+        tcase_add_test(tc, test_sampler_crowd_pids_are_processes);
         tcase_add_test(tc, test_sampler_tasks_scan_and_listing_allocate_nothing);
         tcase_add_test(tc, test_sampler_tasks_need_a_readable_task);
         tcase_add_test(tc, test_sampler_busy_poll_packets_summed_over_namespaces);

@@ -69,5 +69,8 @@ size_t adapter_decisions(const Adapter *a, AdapterDecisionCount *ret, size_t max
 
 /* Samples the controller took and stepped on since start (GetLoad's own samples not counted). */
 uint64_t adapter_samples(const Adapter *a);
-/* Of those, the samples taken at once because the CPU pressure trigger fired, or its watch saw waiting. */
-void adapter_wakeups(const Adapter *a, uint64_t *ret_trigger, uint64_t *ret_watch);
+/*
+ * Samples asked for at once: the CPU pressure trigger fired, its watch saw
+ * waiting, or every process busy polling yielded to exited.
+ */
+void adapter_wakeups(const Adapter *a, uint64_t *ret_trigger, uint64_t *ret_watch, uint64_t *ret_exit);

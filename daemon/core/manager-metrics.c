@@ -268,7 +268,7 @@ int manager_metrics(Manager *m, char **ret) {
         in.has_samples = m->adapter && adapter_monitor(m->adapter);
         in.samples = m->adapter ? adapter_samples(m->adapter) : 0;
         if (m->adapter)
-                adapter_wakeups(m->adapter, &in.wakeups_trigger, &in.wakeups_watch);
+                adapter_wakeups(m->adapter, &in.wakeups_trigger, &in.wakeups_watch, &in.wakeups_crowd_exit);
         if (read_proc_file(m->sysroot, "/proc/net/netstat", &netstat) >= 0 &&
             netstat_field_parse(netstat, "TcpExt", "BusyPollRxPackets", &in.busy_poll_rx_packets) >= 0)
                 in.has_busy_poll_rx = true;

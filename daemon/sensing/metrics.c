@@ -143,13 +143,15 @@ static void write_all(FILE *f, const MetricsInput *in) {
         if (in->has_samples)
                 sample(f, "netpolld_controller_samples_total", u64(v, sizeof(v), in->samples), NULL);
         family(f, "netpolld_controller_wakeups_total", "counter",
-               "Samples taken at once because a task started waiting for a CPU: told by the CPU pressure trigger, "
-               "or seen by the watch in the trigger's blind time.");
+               "Samples taken at once: a task started waiting for a CPU (told by the CPU pressure trigger, or seen "
+               "by the watch in the trigger's blind time), or the tasks busy polling yielded to exited.");
         if (in->has_samples) {
                 sample(f, "netpolld_controller_wakeups_total", u64(v, sizeof(v), in->wakeups_trigger),
                        (const char *const[]){ "by", "trigger", NULL });
                 sample(f, "netpolld_controller_wakeups_total", u64(v, sizeof(v), in->wakeups_watch),
                        (const char *const[]){ "by", "watch", NULL });
+                sample(f, "netpolld_controller_wakeups_total", u64(v, sizeof(v), in->wakeups_crowd_exit),
+                       (const char *const[]){ "by", "crowd-exit", NULL });
         }
 
         family(f, "netpolld_busy_poll_rx_packets_total", "counter",

@@ -13,8 +13,9 @@
  *   netpolld_knob_cpus{knob,origin}             gauge, CPU-set knobs: how many CPUs
  *   netpolld_controller_decisions_total{knob,direction,reason}  counter
  *   netpolld_controller_samples_total           counter, samples the controller stepped on
- *   netpolld_controller_wakeups_total{by}       counter, samples taken at once because a task started
- *                                               waiting: by "trigger" (PSI) or "watch" (its blind time)
+ *   netpolld_controller_wakeups_total{by}       counter, samples taken at once: a task started waiting
+ *                                               ("trigger": PSI, "watch": its blind time), or the tasks
+ *                                               busy polling yielded to exited ("crowd-exit")
  *   netpolld_busy_poll_rx_packets_total         counter, TcpExt BusyPollRxPackets
  *   netpolld_queue_info{device,queue,napi_id,irq,cpus,rps_cpus,xps_cpus,state}  gauge 1
  *   netpolld_cpu_runnable_tasks{cpu}            gauge, tasks waiting for the CPU
@@ -82,7 +83,7 @@ typedef struct MetricsInput {
         size_t n_decisions;
         bool has_samples;     /* the controller runs (adaptive or paused profile with statistics) */
         uint64_t samples;
-        uint64_t wakeups_trigger, wakeups_watch; /* with has_samples */
+        uint64_t wakeups_trigger, wakeups_watch, wakeups_crowd_exit; /* with has_samples */
         bool has_busy_poll_rx;
         uint64_t busy_poll_rx_packets;
         const MetricsQueue *queues;

@@ -536,18 +536,27 @@ int task_stat_parse(const char *text, TaskStat *ret) {
         Scan s;
         const char *t;
         size_t len;
-        uint64_t cpu;
+        uint64_t cpu, flags;
 
         if (!close)
                 return -EBADMSG;
         s = (Scan){ close + 1, close + 1 + strcspn(close + 1, "\n") };
-        /* Field 3 (state) follows; utime and stime are fields 14 and 15, the CPU field 39. */
+        /* Field 3 (state) follows; flags are field 9, utime and stime 14 and 15, the CPU field 39. */
         for (unsigned field = 3; field < 39; field++) {
                 if (field == 14 || field == 15) {
                         if (!scan_u64(&s, 10, field == 14 ? &st.utime : &st.stime))
                                 return -EBADMSG;
+                } else if (field == 9) {
+                        if (!scan_u64(&s, 10, &flags))
+                                return -EBADMSG;
+                        st.kthread = flags & TASK_PF_KTHREAD;
                 } else if (!scan_token(&s, &t, &len))
                         return -EBADMSG;
+                else if (field == 3) {
+                        if (len != 1)
+                                return -EBADMSG;
+                        st.state = t[0];
+                }
         }
         if (!scan_u64(&s, 10, &cpu) || cpu > UINT_MAX)
                 return -EBADMSG;

@@ -112,7 +112,12 @@ typedef struct TaskSchedstat {
 /* /proc/PID/task/TID/schedstat (CONFIG_SCHED_INFO): "RUN_NS DELAY_NS SLICES". */
 int task_schedstat_parse(const char *text, TaskSchedstat *ret);
 
+/* include/linux/sched.h: the flag ps(1) also reads to tell kernel threads. */
+#define TASK_PF_KTHREAD UINT64_C(0x00200000)
+
 typedef struct TaskStat {
+        char state;     /* field 3: 'R', 'S', ...; 'Z' or 'X' once it exited (not yet reaped, or being) */
+        bool kthread;   /* field 9 (flags) has PF_KTHREAD: a kernel thread */
         uint64_t utime; /* field 14: clock ticks in user mode */
         uint64_t stime; /* field 15: clock ticks in the kernel (system calls, busy polling among them) */
         unsigned cpu;   /* field 39: the CPU the task last ran on (it waits on that CPU's queue) */

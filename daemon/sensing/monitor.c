@@ -523,11 +523,17 @@ bool monitor_time_squeeze_total(const Monitor *m, size_t cpu, uint64_t *ret) {
         return true;
 }
 
-int monitor_mark_crowd(Monitor *m, const CpuSet *cpus) {
+int monitor_mark_crowd(Monitor *m, const CpuSet *cpus, unsigned min_share_milli) {
         if (m->source != MONITOR_SOURCE_TASKS)
                 return -EOPNOTSUPP;
-        m->crowd = task_wait_mark_crowd(m->tasks, cpus);
+        m->crowd = task_wait_mark_crowd(m->tasks, cpus, min_share_milli);
         return (int)MIN(m->crowd, (size_t)INT_MAX);
+}
+
+int monitor_crowd_pids(const Monitor *m, int *pids, size_t max) {
+        if (m->source != MONITOR_SOURCE_TASKS)
+                return -EOPNOTSUPP;
+        return (int)MIN(task_wait_crowd_pids(m->tasks, pids, max), (size_t)INT_MAX);
 }
 
 void monitor_woken(Monitor *m) {

@@ -156,9 +156,15 @@ static inline const char *monitor_source_name(const Monitor *m) {
  * CPU; monitor_crowd_tasks() counts those that have not ended (as of the
  * last sample; 0 without a crowd); monitor_clear_crowd() forgets them.
  */
-int monitor_mark_crowd(Monitor *m, const CpuSet *cpus);
+int monitor_mark_crowd(Monitor *m, const CpuSet *cpus, unsigned min_share_milli);
 size_t monitor_crowd_tasks(const Monitor *m);
 void monitor_clear_crowd(Monitor *m);
+/*
+ * The crowd's processes (task_wait_crowd_pids(), PIDs as the sysroot's /proc
+ * names them): how many, the first max in pids; -EOPNOTSUPP unless the source
+ * is tasks.
+ */
+int monitor_crowd_pids(const Monitor *m, int *pids, size_t max);
 /*
  * The kernel (a CPU pressure trigger) or monitor_watch() said tasks started
  * waiting just now: the next sample scans the tasks even where PSI's growth

@@ -33,6 +33,7 @@ typedef struct Task {
         int stat_fd; /* its stat, read only when its delay grew or it is in the crowd */
         uint64_t delay_ns, run_ns;
         uint64_t waited_ns; /* delay gained in the last scan that read it */
+        uint64_t ran_ns;    /* run time gained in the last scan that read it */
         unsigned cpu;       /* where it last ran, as of the last read of its stat */
         bool crowd;
 } Task;
@@ -44,6 +45,7 @@ struct TaskWait {
         size_t n_tasks, untracked, max_tasks;
         char *dents, *task_dents;
         uint64_t scans, listings;
+        uint64_t scanned_ns, scan_dt_ns; /* the last full scan (the caller's clock) and the time it covered */
         uint64_t listed_ns; /* when /proc was last listed (the caller's clock; 0 for task_wait_new()) */
         /*
          * While a listing runs: how much of a newly found task's delay counts at
@@ -268,7 +270,12 @@ int task_wait_new(TaskWait **ret, const char *sysroot) {
         return 0;
 }
 
-/* Reads one task; false when it ended. Adds its delay growth to waited_ns and, in the crowd, its run growth. */
+/*
+ * Reads one task; false when it ended: gone, or exited and not yet reaped
+ * (its schedstat still reads then; only the stat read for waiting or crowd
+ * tasks tells). Adds its delay growth to waited_ns and, in the crowd, its run
+ * growth.
+ */
 static bool scan_task(Task *k, uint64_t *waited_ns, uint64_t *crowd_ns, size_t n) {
         char text[STAT_TEXT_MAX];
         TaskSchedstat ts;
@@ -279,6 +286,8 @@ static bool scan_task(Task *k, uint64_t *waited_ns, uint64_t *crowd_ns, size_t n
         k->waited_ns = ts.delay_ns > k->delay_ns ? ts.delay_ns - k->delay_ns : 0;
         if ((k->waited_ns > 0 || k->crowd) && read_text(k->stat_fd, text, sizeof(text)) >= 0 &&
             task_stat_parse(text, &st) >= 0) {
+                if (st.state == 'Z' || st.state == 'X')
+                        return false;
                 k->cpu = st.cpu;
                 if (waited_ns && k->cpu < n)
                         waited_ns[k->cpu] += k->waited_ns;
@@ -286,6 +295,7 @@ static bool scan_task(Task *k, uint64_t *waited_ns, uint64_t *crowd_ns, size_t n
                         crowd_ns[k->cpu] += ts.run_ns - k->run_ns;
         } else
                 k->waited_ns = 0; /* where it waited is unknown: it counts nowhere, nor joins a crowd */
+        k->ran_ns = ts.run_ns > k->run_ns ? ts.run_ns - k->run_ns : 0;
         k->delay_ns = ts.delay_ns;
         k->run_ns = ts.run_ns;
         return true;
@@ -350,6 +360,8 @@ int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, uint64_t *
         }
         t->n_tasks = kept;
         t->scans++;
+        t->scan_dt_ns = now_ns > t->scanned_ns && t->scanned_ns > 0 ? now_ns - t->scanned_ns : 0;
+        t->scanned_ns = now_ns;
         return 0;
 }
 
@@ -365,7 +377,8 @@ void task_wait_scan_crowd(TaskWait *t, uint64_t *crowd_ns, size_t n) {
         }
 }
 
-size_t task_wait_mark_crowd(TaskWait *t, const CpuSet *cpus) {
+size_t task_wait_mark_crowd(TaskWait *t, const CpuSet *cpus, unsigned min_share_milli) {
+        uint64_t min_ran_ns = t->scan_dt_ns / 1000 * min_share_milli;
         char text[STAT_TEXT_MAX];
         size_t n = 0;
         TaskStat st;
@@ -373,10 +386,10 @@ size_t task_wait_mark_crowd(TaskWait *t, const CpuSet *cpus) {
         for (size_t i = 0; i < t->n_tasks; i++) {
                 Task *k = &t->tasks[i];
 
-                if (!k->crowd && k->fd >= 0 && k->waited_ns > 0 && (!cpus || cpuset_has(cpus, k->cpu)) &&
-                    !ignored(t, k->tid) &&
+                if (!k->crowd && k->fd >= 0 && k->waited_ns > 0 && k->ran_ns > min_ran_ns &&
+                    (!cpus || cpuset_has(cpus, k->cpu)) && !ignored(t, k->tid) &&
                     read_text(k->stat_fd, text, sizeof(text)) >= 0 && task_stat_parse(text, &st) >= 0)
-                        k->crowd = st.utime > st.stime;
+                        k->crowd = !st.kthread && st.utime > st.stime;
                 n += k->crowd;
         }
         return n;
@@ -387,6 +400,26 @@ size_t task_wait_crowd_tasks(const TaskWait *t) {
 
         for (size_t i = 0; i < t->n_tasks; i++)
                 n += t->tasks[i].crowd;
+        return n;
+}
+
+size_t task_wait_crowd_pids(const TaskWait *t, int *pids, size_t max) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < t->n_tasks; i++) {
+                const Task *k = &t->tasks[i];
+                bool seen = false;
+
+                if (!k->crowd || k->fd < 0)
+                        continue;
+                for (size_t j = 0; j < MIN(n, max) && !seen; j++)
+                        seen = pids[j] == k->pid;
+                if (seen)
+                        continue;
+                if (n < max)
+                        pids[n] = k->pid;
+                n++;
+        }
         return n;
 }
 

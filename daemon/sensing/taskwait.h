@@ -68,16 +68,27 @@ int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, uint64_t *
  * have spent more of their CPU time in user mode than in the kernel: work
  * that wants the CPU, not a server woken by its packets (network servers and
  * their clients spend 90-99% of theirs in the kernel, busy polling included;
- * docs/ARCHITECTURE.md). It returns the crowd's size. task_wait_scan_crowd()
+ * docs/ARCHITECTURE.md), and that ran more than min_share_milli / 1000 of
+ * the last scan's time (one that used less is quiet itself: it would add
+ * nothing to the crowd's use but keep it from ever ending; a long-lived
+ * thread whose few ticks fell in user mode is such a one). Kernel threads
+ * never join (a kworker's few ticks can land in user mode, and it never
+ * ends). It returns the crowd's size. task_wait_scan_crowd()
  * reads the crowd alone (for samples where the full scan is skipped) and
  * adds to crowd_ns[cpu] as above; crowd tasks that ended leave it.
  * task_wait_crowd_tasks() counts the crowd's tasks that have not ended (as
  * of the last scan).
  */
-size_t task_wait_mark_crowd(TaskWait *t, const CpuSet *cpus);
+size_t task_wait_mark_crowd(TaskWait *t, const CpuSet *cpus, unsigned min_share_milli);
 void task_wait_scan_crowd(TaskWait *t, uint64_t *crowd_ns, size_t n);
 size_t task_wait_crowd_tasks(const TaskWait *t);
 void task_wait_clear_crowd(TaskWait *t);
+/*
+ * The processes (thread group IDs) the crowd's tasks belong to, each once,
+ * the first max of them into pids; returns how many there are (more than
+ * max: the list is cut, and the count may hold repeats beyond it).
+ */
+size_t task_wait_crowd_pids(const TaskWait *t, int *pids, size_t max);
 
 /*
  * Tasks whose waiting counts nowhere and who never join the crowd: the
