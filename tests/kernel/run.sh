@@ -32,6 +32,11 @@
 #   NETPOLLD_BINARY, NETPOLLCTL_BINARY, NETPOLLD_SOURCE_ROOT (set by meson)
 # `run.sh --install-only` installs the packages, fetches linux-source-7.2 and
 # exits (tools/install-deps --tests).
+# `run.sh --build-only` applies the series and builds the kernel(s) a check run
+# of the same options would boot, then exits: tools/test-all builds the 6.12
+# kernel this way early, at idle priority, in the CPU the suites before it leave
+# free. A run that needs a kernel another one is building waits for it (one lock
+# per kernel version, $CACHE/build-VERSION.lock), then finds it built.
 #
 # `run.sh --seeds [--smp 1|2|4] [--out FILE]` measures instead of checking: the
 # VM runs the seed scenarios of kernel-patches/ (init.sh, ktest.mode=seeds)
@@ -58,17 +63,18 @@ SOURCE_ROOT=${NETPOLLD_SOURCE_ROOT:-$(readlink -f "$HERE/../..")}
 CACHE=${NETPOLLD_KERNEL_CACHE:-/var/tmp/netpolld-kernel}
 BOOT_TIMEOUT=${NETPOLLD_KERNEL_BOOT_TIMEOUT:-600}
 START=$SECONDS
-MODE=check SMP=2 SEEDS_OUT= KERNEL=7.2 INSTALL_ONLY=0
+MODE=check SMP=2 SEEDS_OUT= KERNEL=7.2 INSTALL_ONLY=0 BUILD_ONLY=0
 while [ $# -gt 0 ]; do
         case $1 in
         --install-only) INSTALL_ONLY=1 ;;
+        --build-only) BUILD_ONLY=1 ;;
         --kernel) KERNEL=${2:?--kernel needs 7.2 or 6.12}; shift ;;
         --seeds) MODE=seeds ;;
         --neutered) MODE=neutered ;;
         --unpatched) MODE=unpatched ;;
         --smp) SMP=${2:?--smp needs a CPU count}; shift ;;
         --out) SEEDS_OUT=${2:?--out needs a file}; shift ;;
-        *) echo "run.sh: unknown option '$1' (--install-only, --kernel 7.2|6.12, --seeds [--smp N] [--out FILE], --neutered, --unpatched)" >&2; exit 2 ;;
+        *) echo "run.sh: unknown option '$1' (--install-only, --build-only, --kernel 7.2|6.12, --seeds [--smp N] [--out FILE], --neutered, --unpatched)" >&2; exit 2 ;;
         esac
         shift
 done
@@ -158,7 +164,7 @@ ok "dependencies installed"
 NETPOLLD=${NETPOLLD_BINARY:-$SOURCE_ROOT/build/netpolld}
 NETPOLLCTL=${NETPOLLCTL_BINARY:-$SOURCE_ROOT/build/netpollctl}
 for b in "$NETPOLLD" "$NETPOLLCTL"; do
-        [ -x "$b" ] || bail "$b not built (set NETPOLLD_BINARY and NETPOLLCTL_BINARY)"
+        [ "$BUILD_ONLY" = 1 ] || [ -x "$b" ] || bail "$b not built (set NETPOLLD_BINARY and NETPOLLCTL_BINARY)"
 done
 
 # ---------------------------------------------------------------- source tree
@@ -186,8 +192,8 @@ prepare_tree() {
         mkdir -p "$SRC"
         tar -xf "$TARBALL" -C "$SRC" --strip-components=1 || bail "cannot unpack $TARBALL"
         if [ "$MODE" != unpatched ]; then
-                bad=$(series_apply "$SRC" "$PATCHES" "$CACHE/apply.log") ||
-                        bail "$bad applies to $(basename "$TARBALL")" "$CACHE/apply.log"
+                bad=$(series_apply "$SRC" "$PATCHES" "$CACHE/apply-$KERNEL.log") ||
+                        bail "$bad applies to $(basename "$TARBALL")" "$CACHE/apply-$KERNEL.log"
         fi
         echo "$src_stamp" >"$SRC.stamp"
         ok "$n patches apply to linux-source-$KERNEL $(make -s -C "$SRC" kernelversion 2>/dev/null) (git apply --check)"
@@ -225,6 +231,32 @@ build_kernel() {
         BZIMAGE=$out/arch/x86/boot/bzImage
         ok "kernel $KERNEL ($variant) built in $((SECONDS - t0))s"
 }
+
+DEBUG_VARIANT=${NETPOLLD_KERNEL_DEBUG:-0}
+case $DEBUG_VARIANT in 0 | 1 | only) ;; *) bail "NETPOLLD_KERNEL_DEBUG is '$DEBUG_VARIANT': expected 0, 1 or only" ;; esac
+
+# take_build_lock: one build of a version at a time. A run that needs the tree
+# or a kernel another run is preparing (test-all's early --build-only) waits
+# here, then finds them up to date. Held until this run exits; not taken for a
+# prebuilt kernel (NETPOLLD_KERNEL_BZIMAGE).
+take_build_lock() {
+        local t0=$SECONDS
+        [ -z "${NETPOLLD_KERNEL_BZIMAGE:-}" ] || return 0
+        exec {build_lock}>"$CACHE/build-$KERNEL.lock"
+        flock -n "$build_lock" && return 0
+        flock "$build_lock"
+        echo "# waited $((SECONDS - t0))s for another run's $KERNEL build ($CACHE/build-$KERNEL.lock)"
+}
+
+if [ "$BUILD_ONLY" = 1 ]; then
+        [ "$MODE" = check ] || bail "--build-only builds what a check run boots: not with --seeds, --neutered or --unpatched"
+        [ -z "${NETPOLLD_KERNEL_BZIMAGE:-}" ] || bail "--build-only builds its own kernel: unset NETPOLLD_KERNEL_BZIMAGE"
+        take_build_lock
+        prepare_tree
+        [ "$DEBUG_VARIANT" = only ] || build_kernel normal "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config"
+        [ "$DEBUG_VARIANT" = 0 ] || build_kernel debug "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config" "$HERE/debug.config"
+        finish
+fi
 
 # ---------------------------------------------------------------- initramfs
 
@@ -397,8 +429,7 @@ boot() {
         fi
 }
 
-DEBUG_VARIANT=${NETPOLLD_KERNEL_DEBUG:-0}
-case $DEBUG_VARIANT in 0 | 1 | only) ;; *) bail "NETPOLLD_KERNEL_DEBUG is '$DEBUG_VARIANT': expected 0, 1 or only" ;; esac
+take_build_lock
 if [ "$DEBUG_VARIANT" = only ]; then
         [ -z "${NETPOLLD_KERNEL_BZIMAGE:-}" ] || bail "NETPOLLD_KERNEL_DEBUG=only builds its own kernel: unset NETPOLLD_KERNEL_BZIMAGE"
 elif [ -n "${NETPOLLD_KERNEL_BZIMAGE:-}" ]; then
