@@ -517,12 +517,19 @@ neighbour_start() {
         for pid in "${NB_PIDS[@]}"; do child_add "$pid" "neighbour $kind"; done
 }
 
-# Sets NB_RESULT to the neighbours' summed bogo-ops per second (real time), or NA.
+# Stops the neighbours, starting nothing but stop_pid's sleep (a phase boundary: quiet moments, common.sh).
 neighbour_stop() {
-        local pid y sum=0 v
+        local pid
         for pid in "${NB_PIDS[@]}"; do kill -INT "$pid" 2>/dev/null; done
         for pid in "${NB_PIDS[@]}"; do stop_pid "$pid" 10; done
-        for y in "${NB_YAMLS[@]}"; do
+}
+# neighbour_result YAML...: sets NB_RESULT to the summed bogo-ops per second (real
+# time) those stopped neighbours reported, or NA.
+neighbour_result() {
+        local y sum=0 v
+        NB_RESULT=NA
+        (($#)) || return 0
+        for y in "$@"; do
                 v=$(awk '$1 == "bogo-ops-per-second-real-time:" { print $2 }' "$y" 2>/dev/null)
                 [[ -n $v ]] || { NB_RESULT=NA; return; }
                 sum=$(awk -v a="$sum" -v b="$v" 'BEGIN { printf "%.1f", a + b }')
@@ -532,12 +539,15 @@ neighbour_stop() {
 
 # ---- one run -----------------------------------------------------------------------
 
-now() { date +%s.%N; }
-# CPU seconds server and client have used so far ("ended" once one is gone).
-app_cpu() {
-        [[ -r /proc/$APP_SERVER_PID/stat && -r /proc/$APP_CLIENT_PID/stat ]] || { echo ended; return; }
-        awk -v a="$(proc_cpu_seconds "$APP_SERVER_PID")" -v b="$(proc_cpu_seconds "$APP_CLIENT_PID")" \
-                'BEGIN { printf "%.6f\n", a + b }'
+# app_cpu_raw VAR: the CPU server and client have used so far, as proc_cpu_raw's
+# "NS TICKS" summed ("ended" once one is gone), starting no process.
+app_cpu_raw() {
+        local _acr_srv _acr_cli
+        if proc_cpu_raw "$APP_SERVER_PID" _acr_srv && proc_cpu_raw "$APP_CLIENT_PID" _acr_cli; then
+                printf -v "$1" '%s %s' "$((${_acr_srv% *} + ${_acr_cli% *}))" "$((${_acr_srv#* } + ${_acr_cli#* }))"
+        else
+                printf -v "$1" ended
+        fi
 }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
@@ -571,7 +581,7 @@ app_run() {
         fi
         app_server_start "$scen" "$logprefix.server.log"
         local launch
-        launch=$(now)
+        launch=$EPOCHREALTIME
         app_client_start "$scen" "$client_secs" "$logprefix.client.log"
         if [[ $scen == sockperf-* ]]; then
                 local w
@@ -586,35 +596,48 @@ app_run() {
         kill -0 "$APP_CLIENT_PID" 2>/dev/null || die "the $scen client exited at once (see $logprefix.client.log)"
 
         # Each boundary is sampled once: the end of a phase is the start of the next.
-        local i t0 t1 c0 c1 cpu0 cpu1 s0 s1 rows=() nb_from=() nb_to=() ph_end=()
-        c1=$(app_counter "$scen")
-        cpu1=$(app_cpu) s1=$(cpu_sample) t1=$(now)
+        # The boundaries start no process but the request counter's query (quiet
+        # moments, common.sh): what needs one is computed after the last phase.
+        local i rows=() nb_from=() nb_to=() ph_end=() t=() c=() cpu=() st=() nb_yamls=()
+        c[0]=$(app_counter "$scen")
+        app_cpu_raw 'cpu[0]'
+        cpu_sample_into 'st[0]'
+        t[0]=$EPOCHREALTIME
         for ((i = 0; i < nph; i++)); do
                 kind=${phases[i]}
-                c0=$c1 cpu0=$cpu1 s0=$s1 t0=$t1
                 if [[ $kind != alone ]]; then
-                        nb_from[i]=$(date +%H:%M:%S.%3N)
+                        clock_hms 'nb_from[i]'
                         neighbour_start "$kind" "$logprefix.p$i.stress-ng.yaml"
+                        nb_yamls[i]=${NB_YAMLS[*]}
                 fi
+                # (sleep(1), not nap: a Ctrl-C must end the phase at once; it starts
+                # right after the neighbour, in no one's way)
                 sleep "$APP_PHASE"
-                NB_RESULT=NA
                 if [[ $kind != alone ]]; then
                         # when the neighbour is told to stop: its CPU is free from then to its exit
-                        nb_to[i]=$(date +%H:%M:%S.%3N)
+                        clock_hms 'nb_to[i]'
                         neighbour_stop
                 fi
-                ph_end[i]=$(date +%H:%M:%S.%3N)
-                t1=$(now) s1=$(cpu_sample) cpu1=$(app_cpu)
-                c1=$(app_counter "$scen")
+                clock_hms 'ph_end[i]'
+                t[i + 1]=$EPOCHREALTIME
+                cpu_sample_into 'st[i + 1]'
+                app_cpu_raw 'cpu[i + 1]'
+                c[i + 1]=$(app_counter "$scen")
                 # A client that ended early (memcslap ran out of requests) leaves the
                 # phase without a measurement rather than with a wrong one.
                 if ! kill -0 "$APP_CLIENT_PID" 2>/dev/null; then
                         log "$scen client ended before phase $i ended (see $logprefix.client.log)"
-                        c1=ended cpu1=ended
+                        c[i + 1]=ended cpu[i + 1]=ended
                 fi
-                local dcpu=NA
-                [[ $cpu0 != ended && $cpu1 != ended ]] && dcpu=$(elapsed "$cpu0" "$cpu1")
-                rows+=("$i $kind $(elapsed "$launch" "$t0") $(elapsed "$launch" "$t1") $c0 $c1 $dcpu $NB_RESULT $(cpu_window "$s0" "$s1" | cut -d' ' -f1)")
+        done
+        local dcpu
+        for ((i = 0; i < nph; i++)); do
+                dcpu=NA
+                [[ ${cpu[i]} != ended && ${cpu[i + 1]} != ended ]] &&
+                        dcpu=$(elapsed "$(raw_cpu_seconds "${cpu[i]}")" "$(raw_cpu_seconds "${cpu[i + 1]}")")
+                # shellcheck disable=SC2086 # the phase's YAML files, one word each
+                neighbour_result ${nb_yamls[i]:-}
+                rows+=("$i ${phases[i]} $(elapsed "$launch" "${t[i]}") $(elapsed "$launch" "${t[i + 1]}") ${c[i]} ${c[i + 1]} $dcpu $NB_RESULT $(cpu_window "${st[i]}" "${st[i + 1]}" | cut -d' ' -f1)")
         done
 
         # Clients with a duration end by themselves; the others are stopped.

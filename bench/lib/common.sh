@@ -148,9 +148,61 @@ stop_all_children() {
 
 # Prints "total steal idle" jiffies of the all-CPU line.
 cpu_sample() {
-        local _ user nice system idle iowait irq softirq steal
-        read -r _ user nice system idle iowait irq softirq steal _ </proc/stat
-        echo "$((user + nice + system + idle + iowait + irq + softirq + steal)) $steal $((idle + iowait))"
+        local v
+        cpu_sample_into v
+        echo "$v"
+}
+# cpu_sample_into VAR: the same into VAR, without a fork (quiet_moment below).
+cpu_sample_into() {
+        local _ _us _ni _sy _id _io _irq _si _st
+        read -r _ _us _ni _sy _id _io _irq _si _st _ </proc/stat
+        printf -v "$1" '%s' "$((_us + _ni + _sy + _id + _io + _irq + _si + _st)) $_st $((_id + _io))"
+}
+
+# ---- quiet moments: bookkeeping that starts no process ---------------------
+#
+# An app's phase boundaries happen while its server and client keep both CPUs busy
+# polling, and netpolld counts every task that waits for a CPU then: a date or awk the
+# harness starts there waits behind them and can make netpolld yield before the
+# neighbour came (it did: 0.84 tasks waiting on the server's CPU 30 ms before a hog).
+# The helpers below set variables with bash builtins alone; what needs a program is
+# computed after the phases. Left: the counter's query, and the sleep 0.05 of
+# stop_pid while a neighbour stops.
+
+# clock_hms VAR: the wall clock as HH:MM:SS.mmm, as `netpollctl monitor` prints it
+clock_hms() {
+        local _t=$EPOCHREALTIME
+        printf -v "$1" '%(%H:%M:%S)T.%s' "${_t%.*}" "${_t:${#_t}-6:3}"
+}
+# nap SECONDS: sleep without starting sleep(1): a read that times out on a pipe
+# this shell holds both ends of (opened on first use). Only where no trap must run
+# at once: bash runs a trap (Ctrl-C's cleanup) only when the read has timed out,
+# where a sleep(1) would die with the Ctrl-C and let it run at once.
+NAP_FD=
+nap() {
+        [[ -n $NAP_FD ]] || exec {NAP_FD}<> <(:)
+        read -rt "$1" -u "$NAP_FD" _ || :
+}
+# proc_cpu_raw PID VAR: "NS TICKS" for PID, the run time of its threads' schedstat and
+# the tick-counted time of the children it waited for (proc_cpu_seconds below turns the
+# two into seconds); false once it is gone
+proc_cpu_raw() {
+        # (locals named _pcr_*: VAR is set in the caller's scope, which the caller's names reach)
+        local _pcr_ns=0 _pcr_t _pcr_a _pcr_stat _pcr_f
+        for _pcr_t in /proc/"$1"/task/*/schedstat; do
+                read -r _pcr_a _ 2>/dev/null <"$_pcr_t" && _pcr_ns=$((_pcr_ns + _pcr_a))
+        done
+        read -r _pcr_stat 2>/dev/null <"/proc/$1/stat" || return 1
+        # Field 2 (comm) may hold spaces: count from the closing parenthesis
+        # (then cutime and cstime, fields 16 and 17, are _pcr_f[13] and _pcr_f[14]).
+        read -ra _pcr_f <<<"${_pcr_stat##*) }"
+        printf -v "$2" '%s %s' "$_pcr_ns" "$((_pcr_f[13] + _pcr_f[14]))"
+}
+# raw_cpu_seconds "NS TICKS": those as seconds
+raw_cpu_seconds() {
+        local ns ticks
+        read -r ns ticks <<<"$1"
+        awk -v hz="$(getconf CLK_TCK)" -v ns="$ns" -v t="$ticks" 'BEGIN { printf "%.4f\n", ns / 1e9 + t / hz }'
 }
 
 # cpu_window "BEFORE" "AFTER": prints "steal_pct busy_pct" for the window.
@@ -177,13 +229,9 @@ background_busy() {
 # of each of its threads (/proc/PID/task/*/schedstat), plus the tick-counted
 # time of the children it waited for (commands tuned runs, for one).
 proc_cpu_seconds() {
-        local pid=$1 ns=0 t a
-        for t in /proc/"$pid"/task/*/schedstat; do
-                read -r a _ <"$t" 2>/dev/null && ns=$((ns + a))
-        done
-        awk -v hz="$(getconf CLK_TCK)" -v ns="$ns" '{
-                # Field 2 (comm) may hold spaces: count from the closing parenthesis.
-                sub(/^.*\) /, ""); printf "%.4f\n", ns / 1e9 + ($14 + $15) / hz }' "/proc/$pid/stat"
+        local raw
+        proc_cpu_raw "$1" raw || return 1
+        raw_cpu_seconds "$raw"
 }
 
 proc_status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }

@@ -27,8 +27,10 @@ trap '' INT HUP
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 log() { printf 'bench guard: %s\n' "$*" >&2; }
 
+# nap (common.sh), not sleep(1): a process started every 0.5 s through the whole run
+# would wait for a CPU behind the busy-polling apps, and netpolld counts such waits.
 while kill -0 "$main" 2>/dev/null; do
-        sleep 0.5
+        nap 0.5
 done
 [[ -d $work ]] || exit 0
 log "bench/run (pid $main) ended without cleaning up; replaying $work/restore.sh"
