@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "adapt-crowd.h"
 #include "macro.h"
 #include "monitor.h"
 #include "testutil.h"
@@ -839,6 +840,42 @@ START_TEST(test_sampler_crowd_pids_are_processes) {
 }
 END_TEST
 
+/* The log names the crowd's processes by their comm, or by the PID alone once the stat is gone. */
+START_TEST(test_crowd_described_by_process) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = NULL;
+        AdaptCrowd c;
+        char buf[128], small[12];
+
+        w.task[1].utime = 500; /* pid 200, CPU-bound */
+        w.task[2].utime = 300; /* pid 250, CPU-bound, without a process stat below */
+        m = monitor_on(&w);
+        tu_write(root, "proc/200/stat", "200 (stress-ng (cpu)) R 1 1 1 0 -1 4194304 97 0 0 0 500 0\n", 0644);
+        adapt_crowd_init(&c, m, NULL, root, NULL, NULL);
+        ck_assert_int_eq(adapt_crowd_describe(&c, buf, sizeof(buf)), 0);
+        ck_assert_str_eq(buf, "");
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        w.task[1].delay_ns += 60 * MS;
+        w.task[2].delay_ns += 60 * MS;
+        w.task[1].run_ns += 40 * MS;
+        w.task[2].run_ns += 40 * MS;
+        w.psi_total_us += 80000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert_int_eq(monitor_mark_crowd(m, NULL, 100), 2);
+        ck_assert_int_eq(adapt_crowd_describe(&c, buf, sizeof(buf)), 2);
+        ck_assert_msg(streq(buf, "stress-ng (cpu)[200], [250]") || streq(buf, "[250], stress-ng (cpu)[200]"),
+                      "described as \"%s\"", buf);
+        /* Cut to the buffer, always terminated. */
+        ck_assert_int_eq(adapt_crowd_describe(&c, small, sizeof(small)), 2);
+        ck_assert_uint_eq(strlen(small), sizeof(small) - 1);
+        adapt_crowd_clear(&c);
+        ck_assert_int_eq(adapt_crowd_describe(&c, buf, sizeof(buf)), 0);
+        ck_assert_str_eq(buf, "");
+        adapt_crowd_done(&c);
+}
+END_TEST
+
 START_TEST(test_sampler_crowd_needs_the_tasks_source) {
         World w = { .schedstat = true };
         _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
@@ -1071,6 +1108,7 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_watch_needs_psi);
         tcase_add_test(tc, test_sampler_woken_scans_past_the_gate);
         tcase_add_test(tc, test_sampler_crowd_pids_are_processes);
+        tcase_add_test(tc, test_crowd_described_by_process);
         tcase_add_test(tc, test_sampler_tasks_scan_and_listing_allocate_nothing);
         tcase_add_test(tc, test_sampler_tasks_need_a_readable_task);
         tcase_add_test(tc, test_sampler_busy_poll_packets_summed_over_namespaces);

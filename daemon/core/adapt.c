@@ -9,17 +9,14 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "adapt-crowd.h"
 #include "control.h"
 #include "caps.h"
 #include "cpuwake.h"
 #include "log.h"
-
-/* A crowd of more processes than this is not watched for its exit. */
-#define ADAPTER_CROWD_EXITS_MAX 8
 
 struct Adapter {
         Manager *manager;
@@ -30,11 +27,7 @@ struct Adapter {
         uint64_t wake_fired_us; /* when the trigger last fired (monotonic), 0: not yet */
         bool woken;             /* the next sample was asked for because a task started waiting */
         uint64_t wakes_trigger, wakes_watch, wakes_exit; /* samples so asked for, by whom (for the metrics) */
-        /* The crowd's processes, each watched for its exit by a pidfd (see crowd_watch()). */
-        sd_event_source *crowd_exit[ADAPTER_CROWD_EXITS_MAX];
-        int crowd_exit_pid[ADAPTER_CROWD_EXITS_MAX];
-        size_t n_crowd_exit;
-        bool crowd_exit_off; /* until the crowd clears: it outgrew the array, or a pidfd could not be had */
+        AdaptCrowd crowd; /* the tasks busy polling yielded to (adapt-crowd.h) */
         bool wake_own;         /* it was opened here, not passed: removed after CPUWAKE_DISARM_AFTER_US without traffic */
         bool wake_told;        /* the first arming was logged at info level */
         int wake_passed_fd;    /* the passed file, not armed yet, or -errno */
@@ -58,8 +51,6 @@ struct Adapter {
         uint64_t decisions[_CONTROL_KNOB_MAX][_CONTROL_CAUSE_MAX];
         uint64_t busy_poll_read_us; /* last read of the busy-poll packet counter, 0: none yet */
         int busy_poll_error;        /* -ENODEV once the kernel was found not to count them */
-        bool crowd;                 /* the monitor follows a crowd (see control.h) */
-        bool crowd_found;           /* a task joined it in this yield (ControlInput.crowd_found) */
         uint64_t samples;           /* samples the controller stepped on since start (for the metrics) */
 };
 
@@ -131,99 +122,15 @@ static void watch_update(Adapter *a) {
                 log_debug_errno(r, "cannot schedule a look at CPU pressure: %m");
 }
 
-/*
- * The crowd's exit. Busy polling yields while the tasks it yielded to (the
- * crowd, control.h) keep running, and the sample after their end brings it
- * back; a neighbour that exits ends that wait at once. So each crowd process
- * is watched by a pidfd (readable once it exited), and when the last one
- * exited the controller samples at once rather than at its next interval.
- * Real /proc only (the PIDs of another sysroot are not this namespace's), at
- * most ADAPTER_CROWD_EXITS_MAX processes: a larger crowd, or a pidfd that
- * cannot be had but for a process already gone, leaves the return to the
- * interval samples until the crowd clears.
- */
-static void crowd_unwatch(Adapter *a) {
-        for (size_t i = 0; i < a->n_crowd_exit; i++)
-                a->crowd_exit[i] = sd_event_source_disable_unref(a->crowd_exit[i]);
-        a->n_crowd_exit = 0;
-}
-
-static void crowd_clear(Adapter *a) {
-        monitor_clear_crowd(a->monitor);
-        crowd_unwatch(a);
-        a->crowd = a->crowd_found = false;
-        a->crowd_exit_off = false;
-}
-
-static int on_crowd_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+/* The last process of the crowd exited: its end is the yield's, so sample now. */
+static void on_crowd_ended(void *userdata) {
         Adapter *a = userdata;
 
-        for (size_t i = 0; i < a->n_crowd_exit; i++)
-                if (a->crowd_exit[i] == s) {
-                        sd_event_source_disable_unref(s);
-                        a->n_crowd_exit--;
-                        a->crowd_exit[i] = a->crowd_exit[a->n_crowd_exit];
-                        a->crowd_exit_pid[i] = a->crowd_exit_pid[a->n_crowd_exit];
-                        break;
-                }
-        if (a->n_crowd_exit > 0 || a->crowd_exit_off || !a->running || !a->state.yielding)
-                return 0;
+        if (!a->running || !a->state.yielding)
+                return;
         log_debug("the tasks busy polling yielded to ended: sampling now");
         a->wakes_exit++;
-        return sample_now(a);
-}
-
-static bool crowd_watched(const Adapter *a, int pid) {
-        for (size_t i = 0; i < a->n_crowd_exit; i++)
-                if (a->crowd_exit_pid[i] == pid)
-                        return true;
-        return false;
-}
-
-static void crowd_watch(Adapter *a) {
-        int pids[ADAPTER_CROWD_EXITS_MAX], n, fd, r;
-
-        if (a->crowd_exit_off || !streq(a->manager->sysroot ?: "/", "/"))
-                return;
-        n = monitor_crowd_pids(a->monitor, pids, ELEMENTSOF(pids));
-        if (n < 0)
-                return;
-        if ((size_t)n > ELEMENTSOF(pids)) {
-                log_debug("busy polling yields to more than %zu processes: their exits are not watched",
-                          ELEMENTSOF(pids));
-                goto off;
-        }
-        for (int i = 0; i < n; i++) {
-                sd_event_source *src = NULL;
-
-                if (crowd_watched(a, pids[i]))
-                        continue;
-                if (a->n_crowd_exit >= ELEMENTSOF(a->crowd_exit)) /* some watched ones ended, not yet dispatched */
-                        goto off;
-                fd = (int)syscall(SYS_pidfd_open, pids[i], 0);
-                if (fd < 0) {
-                        if (errno == ESRCH) /* it ended already: the next sample sees it gone */
-                                continue;
-                        log_debug_errno(-errno, "cannot watch process %d for its exit: %m", pids[i]);
-                        goto off;
-                }
-                r = sd_event_add_io(a->event, &src, fd, EPOLLIN, on_crowd_exit, a);
-                if (r >= 0)
-                        r = sd_event_source_set_io_fd_own(src, true);
-                if (r < 0) {
-                        sd_event_source_disable_unref(src);
-                        close(fd); /* not owned by the source unless both calls succeeded */
-                        log_debug_errno(r, "cannot watch process %d for its exit: %m", pids[i]);
-                        goto off;
-                }
-                (void)sd_event_source_set_description(src, "crowd-exit");
-                a->crowd_exit[a->n_crowd_exit] = src;
-                a->crowd_exit_pid[a->n_crowd_exit++] = pids[i];
-        }
-        return;
-off:
-        crowd_unwatch(a);
-        a->crowd_exit_off = true;
+        (void)sample_now(a);
 }
 
 /*
@@ -355,6 +262,7 @@ int adapter_new(Adapter **ret, Manager *m, sd_event *event) {
         for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
                 a->home[k] = UINT64_MAX;
         a->monitor_error = monitor_new(&a->monitor, m->sysroot);
+        adapt_crowd_init(&a->crowd, a->monitor, a->event, m->sysroot, on_crowd_ended, a);
         if (a->monitor_error < 0)
                 log_warning_errno(a->monitor_error,
                                   "cannot sample CPU and softnet statistics below %s: %m; adaptation is off",
@@ -373,7 +281,7 @@ Adapter *adapter_free(Adapter *a) {
                 return NULL;
         sd_event_source_disable_unref(a->timer);
         sd_event_source_disable_unref(a->watch);
-        crowd_unwatch(a);
+        adapt_crowd_done(&a->crowd);
         sd_event_source_disable_unref(a->wake);
         if (a->wake_passed_fd >= 0)
                 close(a->wake_passed_fd);
@@ -417,8 +325,8 @@ int adapter_update(Adapter *a) {
          * raised before a pause must still decay to where it was before.
          */
         control_state_init(&a->state);
-        if (a->crowd)
-                crowd_clear(a);
+        if (a->crowd.following)
+                adapt_crowd_clear(&a->crowd);
         for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
                 a->read_at_us[k] = 0;
         if (run && !cpuset_is_empty(&a->manager->profile->adaptive.poll_cpus)) {
@@ -638,7 +546,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         in.woken = a->woken;
         a->woken = false;
         in.crowd_known = monitor_source(a->monitor) == MONITOR_SOURCE_TASKS;
-        in.crowd_found = a->crowd_found;
+        in.crowd_found = a->crowd.found;
         in.crowd_tasks = monitor_crowd_tasks(a->monitor);
         in.crowd_milli = load.crowd_milli_max;
         monitor_load(a->monitor, NULL, &load);
@@ -675,16 +583,15 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                           : a->wake         ? "nothing pending"
                                             : "no traffic and nothing pending",
                           control_next_step_us(&a->state, interval_us(a)) / 1000);
-        if (a->state.mark_crowd && in.crowd_known) {
-                r = monitor_mark_crowd(a->monitor, poll, CONTROL_CROWD_QUIET_MILLI);
-                if (r > 0)
-                        crowd_watch(a);
-                if (r > 0 && !a->crowd_found)
-                        log_debug("busy polling yields to %d CPU-bound task(s)", r);
-                a->crowd = r >= 0;
-                a->crowd_found = a->crowd_found || r > 0;
-        } else if (!a->state.yielding && a->crowd)
-                crowd_clear(a);
+        for (int i = 0; i < n; i++)
+                if (out[i].cause == CONTROL_CAUSE_PROBE) {
+                        adapt_crowd_log_probe(&a->crowd); /* before the return clears the crowd */
+                        break;
+                }
+        if (a->state.mark_crowd && in.crowd_known)
+                adapt_crowd_mark(&a->crowd, poll);
+        else if (!a->state.yielding && a->crowd.following)
+                adapt_crowd_clear(&a->crowd);
         for (int i = 0; i < n; i++) {
                 const char *name = control_knob_name(out[i].knob);
                 if (out[i].kind == CONTROL_ADVICE) {

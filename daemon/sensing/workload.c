@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,10 +49,11 @@ bool workload_parse_stat(const char *line, char *comm, size_t size) {
 
 static bool read_comm(int dirfd, const char *pid, char *comm, size_t size) {
         _cleanup_(closep) int fd = -EBADF;
-        char path[64], buf[256];
+        char path[PATH_MAX], buf[256];
         ssize_t n;
 
-        snprintf(path, sizeof(path), "%s/stat", pid);
+        if ((size_t)snprintf(path, sizeof(path), "%s/stat", pid) >= sizeof(path))
+                return false;
         fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return false;
@@ -60,6 +62,14 @@ static bool read_comm(int dirfd, const char *pid, char *comm, size_t size) {
                 return false;
         buf[n] = '\0';
         return workload_parse_stat(buf, comm, size);
+}
+
+bool workload_comm(const char *sysroot, int pid, char *comm, size_t size) {
+        _cleanup_(freep) char *dir = NULL;
+        char rel[32];
+
+        snprintf(rel, sizeof(rel), "/proc/%d", pid);
+        return sysroot_path(sysroot, rel, &dir) >= 0 && read_comm(AT_FDCWD, dir, comm, size);
 }
 
 static int scan_processes(const char *sysroot, const Rule *rules, size_t n, bool *seen) {

@@ -25,5 +25,8 @@ int workload_scan(const char *sysroot, const Rule *rules, size_t n, bool *seen);
  */
 bool workload_parse_stat(const char *line, char *comm, size_t size);
 
+/* workload_parse_stat() of the sysroot's /proc/PID/stat. */
+bool workload_comm(const char *sysroot, int pid, char *comm, size_t size);
+
 /* Whether any rule of rules is of kind. */
 bool rules_have_kind(const Rule *rules, size_t n, RuleKind kind);

@@ -88,6 +88,7 @@ psi_some_percent() {
         echo $(((b - a) / ($1 * 10000)))
 }
 busy_read_is() { [ "$(busy_read)" = "$1" ]; }
+log_matches() { grep -q -- "$1" "$LOG"; }
 
 # ---------------------------------------------------------------- cases
 
@@ -161,6 +162,10 @@ case_antagonist_lowers() {
         STARTED_PIDS+=("$HOG_PID")
         if wait_for 20 busy_read_is 0; then
                 log_has "busy polling yields" || fail "no log line with the controller's reason"
+                # The crowd is marked from the yield's sample on: it may be found a few samples later.
+                wait_for 5 log_matches "busy polling yields to the CPU-bound tasks of .*sh\[$HOG_PID\]" ||
+                        fail "no log line naming sh[$HOG_PID] among the tasks busy polling yields to" \
+                                "$(grep "busy polling" "$LOG")"
                 local v
                 v=$(get_value_origin busy-read)
                 expect_eq "busy-read origin" "$v" "0us adaptive"
@@ -178,13 +183,19 @@ case_antagonist_holds_the_yield() {
         need_daemon || return
         [ "$QUIET" = yes ] || { skip "no quiet baseline"; return; }
         [ -n "$HOG_PID" ] && busy_read_is 0 || { skip "busy polling did not yield"; return; }
-        local from yields returns
+        local from yields returns probes
         from=$(wc -l <"$LOG")
         sleep 7
         yields=$(tail -n +"$((from + 1))" "$LOG" | grep -c "busy.read.*busy polling yields")
         returns=$(tail -n +"$((from + 1))" "$LOG" | grep "busy.read" | grep -c "busy polling restored")
-        echo "# in 7 s: $yields yield(s) again, $(tail -n +"$((from + 1))" "$LOG" | grep "busy.read" |
-                grep -c "trying busy polling again") probe(s), $returns return(s)"
+        probes=$(tail -n +"$((from + 1))" "$LOG" | grep "busy.read" | grep -c "trying busy polling again")
+        echo "# in 7 s: $yields yield(s) again, $probes probe(s), $returns return(s)"
+        # A probe names the crowd's processes that still run: the CPU-bound task (comm "sh") among them.
+        if [ "$probes" -gt 0 ] && ! tail -n +"$((from + 1))" "$LOG" |
+                grep -q "busy polling tries again beside the tasks it yielded to that still run: .*sh\[$HOG_PID\]"; then
+                fail "no probe named the CPU-bound task sh[$HOG_PID] as still running" \
+                        "$(tail -n +"$((from + 1))" "$LOG" | grep "busy polling")"
+        fi
         if [ "$returns" -gt 0 ]; then
                 fail "busy polling came back $returns time(s) while the CPU-bound task still ran" \
                         "$(tail -n +"$((from + 1))" "$LOG" | grep "busy.read")"
