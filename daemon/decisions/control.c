@@ -78,12 +78,25 @@ const char *control_cause_to_string(ControlCause c) {
         return (unsigned)c < ELEMENTSOF(names) ? names[c] : NULL;
 }
 
-static bool may_move(const Step *st, ControlKnob k) {
+/* Whether k may move now: supported, movable, and min-dwell after its last move unless dwell is false. */
+static bool may_move(const Step *st, ControlKnob k, bool dwell) {
         const ControlKnobInput *ki = &st->in->knobs[k];
 
         if (!ki->supported || !ki->movable)
                 return false;
-        return !st->s->moved[k] || st->in->now_us - st->s->last_move_us[k] >= st->in->cfg->min_dwell_us;
+        return !dwell || !st->s->moved[k] || st->in->now_us - st->s->last_move_us[k] >= st->in->cfg->min_dwell_us;
+}
+
+/*
+ * A yield that begins soon after a probe (the probe failed: its crowd still
+ * runs and now waits again) does not wait for min-dwell: the probe was only a
+ * try, and the back-off between probes already bounds how often it moves.
+ * With the dwell, each failed probe left the neighbour waiting for min-dwell
+ * (500 ms in the latency profile) rather than hold samples.
+ */
+static bool probe_failed(const ControlState *s, const ControlInput *in) {
+        return s->yielding && s->probe_us != 0 && in->now_us - s->probe_us < CONTROL_PROBE_FAILED_US &&
+               s->yield_us >= s->probe_us;
 }
 
 _printf_(6, 7) static void emit(Step *st, ControlKind kind, ControlKnob k, ControlCause cause, uint64_t value,
@@ -262,7 +275,7 @@ static void step_yield(Step *st, ControlKnob k) {
         bool contended = st->s->yielding && !st->s->kernel_yields;
 
         target = contended || st->s->unpaid ? MIN(ki->home, cfg->busy_poll_floor_us) : ki->home;
-        if (target == ki->current || !may_move(st, k))
+        if (target == ki->current || !may_move(st, k, !(contended && probe_failed(st->s, st->in))))
                 return;
         runnable_text(now, sizeof(now), st->in);
         milli(thr, sizeof(thr), cfg->runqueue_threshold_milli);
@@ -304,7 +317,7 @@ static void step_budget(Step *st, ControlKnob k, uint64_t cap) {
         uint64_t step, next;
         char quiet[32];
 
-        if (!may_move(st, k))
+        if (!may_move(st, k, true))
                 return;
         step = ki->home * cfg->budget_step_percent / 100;
         if (step == 0 && cfg->budget_step_percent > 0)

@@ -45,7 +45,9 @@
  *    sample they step back down, never below home.
  *  - backlog drops for [hold] samples: one advice (no write) naming
  *    netdev-max-backlog.
- *  - no knob moves twice within [min_dwell_us]; knobs that are unsupported
+ *  - no knob moves twice within [min_dwell_us], but for a yield that begins
+ *    within CONTROL_PROBE_FAILED_US of a probe (the probe failed: the
+ *    back-off between probes bounds those moves); knobs that are unsupported
  *    or not movable are never in a decision.
  *  - [enabled] false: no decisions (and the hysteresis counters restart).
  *
