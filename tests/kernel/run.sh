@@ -208,10 +208,12 @@ export KBUILD_BUILD_USER=netpolld KBUILD_BUILD_HOST=ktest
 CC_ARG=(CC="ccache gcc")
 command -v ccache >/dev/null || CC_ARG=()
 
-# build_kernel VARIANT FRAGMENT...: sets BZIMAGE; bails on failure.
+# build_kernel VARIANT: sets BZIMAGE; bails on failure. Every variant is
+# kernel.config and kernel-VERSION.config; debug adds debug.config.
 build_kernel() {
         local variant=$1 out=$CACHE/build-$KERNEL-$1 t0=$SECONDS stamp line
-        shift
+        set -- "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config"
+        [ "$variant" != debug ] || set -- "$@" "$HERE/debug.config"
         mkdir -p "$out"
         stamp=$({ echo "$src_stamp"; cat "$@"; } | sha256sum | cut -d' ' -f1)
         if [ "$(cat "$out/config.stamp" 2>/dev/null)" != "$stamp" ]; then
@@ -233,6 +235,11 @@ build_kernel() {
 }
 
 DEBUG_VARIANT=${NETPOLLD_KERNEL_DEBUG:-0}
+# check_variants: the kernels a check run builds and boots, in that order.
+check_variants() {
+        [ "$DEBUG_VARIANT" = only ] || echo normal
+        [ "$DEBUG_VARIANT" = 0 ] || echo debug
+}
 case $DEBUG_VARIANT in 0 | 1 | only) ;; *) bail "NETPOLLD_KERNEL_DEBUG is '$DEBUG_VARIANT': expected 0, 1 or only" ;; esac
 
 # take_build_lock: one build of a version at a time. A run that needs the tree
@@ -253,8 +260,9 @@ if [ "$BUILD_ONLY" = 1 ]; then
         [ -z "${NETPOLLD_KERNEL_BZIMAGE:-}" ] || bail "--build-only builds its own kernel: unset NETPOLLD_KERNEL_BZIMAGE"
         take_build_lock
         prepare_tree
-        [ "$DEBUG_VARIANT" = only ] || build_kernel normal "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config"
-        [ "$DEBUG_VARIANT" = 0 ] || build_kernel debug "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config" "$HERE/debug.config"
+        for variant in $(check_variants); do
+                build_kernel "$variant"
+        done
         finish
 fi
 
@@ -439,7 +447,7 @@ elif [ -n "${NETPOLLD_KERNEL_BZIMAGE:-}" ]; then
                 "NETPOLLD_KERNEL_BZIMAGE is set: the series is not applied nor built"
 else
         prepare_tree
-        [ "$MODE" = unpatched ] || build_kernel normal "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config"
+        [ "$MODE" = unpatched ] || build_kernel normal
 fi
 if [ "$MODE" = neutered ]; then
         rm -rf "$CACHE/src-$KERNEL-neutered"
@@ -447,12 +455,12 @@ if [ "$MODE" = neutered ]; then
                 >"$CACHE/neuter.log" 2>&1 || bail "neuter.sh" "$CACHE/neuter.log"
         ok "series sysctls neutered (tests/kernel/neuter.sh)"
         SRC=$CACHE/src-$KERNEL-neutered
-        build_kernel neutered "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config"
+        build_kernel neutered
         boot neutered 512M "$BOOT_TIMEOUT"
         finish
 fi
 if [ "$MODE" = unpatched ]; then
-        build_kernel unpatched "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config"
+        build_kernel unpatched
         boot unpatched 512M "$BOOT_TIMEOUT"
         [ -s "$SEEDS_OUT" ] && ok "softirq runs measured: $SEEDS_OUT" || not_ok "softirq runs measured (no KTEST seed line)"
         finish
@@ -468,10 +476,16 @@ if [ "$MODE" = seeds ]; then
         fi
         finish
 fi
-[ "$DEBUG_VARIANT" = only ] || boot normal 512M "$BOOT_TIMEOUT"
-if [ "$DEBUG_VARIANT" != 0 ]; then
-        [ -n "${src_stamp:-}" ] || prepare_tree
-        build_kernel debug "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config" "$HERE/debug.config"
-        boot debug 1G $((BOOT_TIMEOUT * 2))
-fi
+# normal was built above (or given); debug is built after normal's boot, so a
+# debug build that fails still leaves normal's results.
+for variant in $(check_variants); do
+        case $variant in
+        normal) boot normal 512M "$BOOT_TIMEOUT" ;;
+        debug)
+                [ -n "${src_stamp:-}" ] || prepare_tree
+                build_kernel debug
+                boot debug 1G $((BOOT_TIMEOUT * 2))
+                ;;
+        esac
+done
 finish
