@@ -603,6 +603,39 @@ START_TEST(test_control_crowd_that_stays_is_probed_with_growing_back_off) {
 }
 END_TEST
 
+/* A probe is a try: the samples after it come a quarter interval apart for hold intervals' worth. */
+START_TEST(test_control_probe_is_looked_at_soon) {
+        Sim s;
+        unsigned moves;
+
+        sim_crowd_yield(&s);
+        s.in.crowd_milli = 990;
+        moves = s.moves[CONTROL_BUSY_POLL];
+        while (s.moves[CONTROL_BUSY_POLL] == moves && s.step < 2000)
+                sim_step(&s, 0, 0, 0);
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_PROBE);
+        for (unsigned i = 0; i < 2 * CONTROL_CONFIRM_DIVISOR; i++) {
+                ck_assert_msg(control_next_step_us(&s.st, INTERVAL_US) == INTERVAL_US / CONTROL_CONFIRM_DIVISOR,
+                              "look %u after the probe is not a short one", i);
+                sim_step(&s, 0, 0, 0);
+        }
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US);
+        ck_assert(!s.st.yielding);
+
+        /* Tasks wait again right after the next probe: the yield at hold samples ends the short looks. */
+        s.in.crowd_milli = 990;
+        sim_steps(&s, 2, 1000, 0, 0);
+        ck_assert(s.st.yielding);
+        while (s.st.yielding && s.step < 4000)
+                sim_step(&s, 0, 0, 0);
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_PROBE);
+        sim_steps(&s, 2, 1000, 0, 0);
+        ck_assert(s.st.yielding);
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_CONTENTION);
+        ck_assert_uint_eq(s.st.probe_looks, 0);
+}
+END_TEST
+
 /* ---- busy polling pays ---- */
 
 static void sim_pay(Sim *s) {
@@ -1079,6 +1112,7 @@ static Suite *control_suite(void) {
         tcase_add_test(tc, test_control_reasons_are_true_of_their_sample);
         tcase_add_test(tc, test_control_crowd_holds_the_yield_until_it_leaves);
         tcase_add_test(tc, test_control_crowd_that_stays_is_probed_with_growing_back_off);
+        tcase_add_test(tc, test_control_probe_is_looked_at_soon);
         tcase_add_test(tc, test_control_polling_without_packets_for_a_window_stops);
         tcase_add_test(tc, test_control_unpaid_polling_retries_with_growing_back_off);
         tcase_add_test(tc, test_control_yielding_time_is_not_unpaid);

@@ -197,15 +197,23 @@ static void update_yield(ControlState *s, const ControlInput *in, unsigned hold)
  * merely sleeps: a bursty neighbour's idle slice is no end), tasks still
  * waiting (a burst as it ends) are looked at again soon rather than an
  * interval later, for at most hold intervals' worth of short samples (then
- * the waiting is steady, and a yield of its own).
+ * the waiting is steady, and a yield of its own). A probe is looked at the
+ * same way for hold intervals' worth of short samples: its crowd still runs.
  */
 static void update_confirming(ControlState *s, const ControlInput *in, unsigned hold) {
         bool ended = in->crowd_known && in->crowd_found && in->crowd_tasks == 0;
         unsigned begun = ended ? s->crowd_quiet : MIN(s->load_low, s->crowd_quiet);
 
+        if (s->yielding)
+                s->probe_looks = 0;
+        else if (s->probing)
+                s->probe_looks = hold * CONTROL_CONFIRM_DIVISOR;
+        else if (s->probe_looks > 0)
+                s->probe_looks--;
         s->confirming = s->yielding ? begun > 0 && begun <= hold * CONTROL_CONFIRM_DIVISOR &&
                                               (s->load_low < hold || s->crowd_quiet < hold)
-                                    : (s->load_high > 0 && s->load_high < hold) || (in->woken && s->may_yield);
+                                    : (s->load_high > 0 && s->load_high < hold) || (in->woken && s->may_yield) ||
+                                              s->probe_looks > 0;
 }
 
 /* Whether busy-read or busy-poll is above the floor, and the controller may move it. */

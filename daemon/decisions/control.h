@@ -73,7 +73,9 @@
  * asks for the next sample after a CONTROL_CONFIRM_DIVISOR-th of the
  * interval (at least CONTROL_CONFIRM_MIN_US) until the mode changed or the
  * run of agreeing samples broke; after the crowd's end, while tasks still
- * wait, for at most hold * CONTROL_CONFIRM_DIVISOR samples. hold still counts agreeing samples, so one noisy sample
+ * wait, for at most hold * CONTROL_CONFIRM_DIVISOR samples; after a probe
+ * likewise (a probe is a try: the crowd still runs, so tasks often wait again
+ * at once, and the yield then needs hold samples, not hold intervals). hold still counts agreeing samples, so one noisy sample
  * moves nothing, but a real change is acted on within about one interval
  * plus hold - 1 short ones instead of hold intervals. A woken sample (the
  * caller sampled because a task started waiting) is confirmed the same way
@@ -218,6 +220,7 @@ typedef struct ControlState {
         uint64_t probe_us;        /* when the last probe brought busy polling back (0: none yet) */
         unsigned failed_probes;   /* probes in a row that ended in a yield within CONTROL_PROBE_FAILED_US */
         bool probing;             /* this step ended a yield as a probe */
+        unsigned probe_looks;     /* short samples left after a probe (see Confirmation) */
         uint64_t busy_us;         /* last step with traffic or anything pending (see resting) */
         bool moved[_CONTROL_KNOB_MAX];
         uint64_t last_move_us[_CONTROL_KNOB_MAX];
