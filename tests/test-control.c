@@ -633,6 +633,19 @@ START_TEST(test_control_probe_is_looked_at_soon) {
         ck_assert(s.st.yielding);
         ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_CONTENTION);
         ck_assert_uint_eq(s.st.probe_looks, 0);
+
+        /* A yield after a probe whose writes fail: tried at once, again only after the dwell (5 samples). */
+        while (s.st.yielding && s.step < 6000)
+                sim_step(&s, 0, 0, 0);
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_PROBE);
+        moves = s.moves[CONTROL_BUSY_POLL];
+        s.apply = false;
+        sim_steps(&s, 2, 1000, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], moves + 1);
+        sim_steps(&s, 4, 1000, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], moves + 1);
+        sim_step(&s, 1000, 0, 0);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], moves + 2);
 }
 END_TEST
 
