@@ -809,6 +809,17 @@ START_TEST(test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited) {
 }
 END_TEST
 
+/* The tasks of idx (n of them) waited 60 ms and ran 40 ms since the 100 ms sample; the 200 ms one sees it. */
+static void tasks_waited(World *w, Monitor *m, const size_t *idx, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                w->task[idx[i]].delay_ns += 60 * MS;
+                w->task[idx[i]].run_ns += 40 * MS;
+        }
+        w->psi_total_us += 80000;
+        world_write(w);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+}
+
 /* The crowd's processes: each once, however many of its threads are in the crowd; the count past max. */
 START_TEST(test_sampler_crowd_pids_are_processes) {
         World w = tasks_world();
@@ -822,15 +833,7 @@ START_TEST(test_sampler_crowd_pids_are_processes) {
         w.task[2].utime = 300; /* pid 250's thread 251, on CPU 1 */
         m = monitor_on(&w);
         ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
-        w.task[1].delay_ns += 60 * MS;
-        w.task[3].delay_ns += 60 * MS;
-        w.task[2].delay_ns += 60 * MS;
-        w.task[1].run_ns += 40 * MS;
-        w.task[3].run_ns += 40 * MS;
-        w.task[2].run_ns += 40 * MS;
-        w.psi_total_us += 80000;
-        world_write(&w);
-        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        tasks_waited(&w, m, (const size_t[]){ 1, 2, 3 }, 3);
         ck_assert_int_eq(monitor_mark_crowd(m, NULL, 100), 3);
         ck_assert_int_eq(monitor_crowd_pids(m, pids, ELEMENTSOF(pids)), 2);
         ck_assert((pids[0] == 200 && pids[1] == 250) || (pids[0] == 250 && pids[1] == 200)); /* /proc's order */
@@ -855,13 +858,7 @@ START_TEST(test_crowd_described_by_process) {
         ck_assert_int_eq(adapt_crowd_describe(&c, buf, sizeof(buf)), 0);
         ck_assert_str_eq(buf, "");
         ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
-        w.task[1].delay_ns += 60 * MS;
-        w.task[2].delay_ns += 60 * MS;
-        w.task[1].run_ns += 40 * MS;
-        w.task[2].run_ns += 40 * MS;
-        w.psi_total_us += 80000;
-        world_write(&w);
-        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        tasks_waited(&w, m, (const size_t[]){ 1, 2 }, 2);
         ck_assert_int_eq(monitor_mark_crowd(m, NULL, 100), 2);
         ck_assert_int_eq(adapt_crowd_describe(&c, buf, sizeof(buf)), 2);
         ck_assert_msg(streq(buf, "stress-ng (cpu)[200], [250]") || streq(buf, "[250], stress-ng (cpu)[200]"),
