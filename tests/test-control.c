@@ -87,9 +87,11 @@ static int sim_step(Sim *s, uint64_t runnable_milli, uint64_t squeeze, uint64_t 
                 }
                 ck_assert_msg(k->supported && k->movable, "%s moved though not movable", control_knob_name(d->knob));
                 ck_assert_uint_ne(d->value, k->current);
-                /* The dwell holds for every move but a yield right after a probe (the probe failed). */
+                /* The dwell holds for every move but a yield's first for a neighbour: right after a probe
+                 * (the probe failed), or once a CPU-bound task joined the crowd. */
                 if (s->moves[d->knob] > 0 &&
-                    !(d->cause == CONTROL_CAUSE_CONTENTION && s->cause[d->knob] == CONTROL_CAUSE_PROBE))
+                    !(d->cause == CONTROL_CAUSE_CONTENTION && s->cause[d->knob] != CONTROL_CAUSE_CONTENTION &&
+                      (s->cause[d->knob] == CONTROL_CAUSE_PROBE || (s->in.crowd_known && s->in.crowd_found))))
                         ck_assert_msg((s->step - s->at[d->knob][s->moves[d->knob] - 1]) * INTERVAL_US >=
                                               s->cfg.min_dwell_us,
                                       "%s moved twice within the dwell time", control_knob_name(d->knob));
@@ -632,7 +634,7 @@ START_TEST(test_control_probe_is_looked_at_soon) {
         sim_steps(&s, 2, 1000, 0, 0);
         ck_assert(s.st.yielding);
         ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_CONTENTION);
-        ck_assert_uint_eq(s.st.probe_looks, 0);
+        ck_assert(!s.st.confirming); /* moved at once: nothing held */
 
         /* A yield after a probe whose writes fail: tried at once, again only after the dwell (5 samples). */
         while (s.st.yielding && s.step < 6000)
@@ -646,6 +648,73 @@ START_TEST(test_control_probe_is_looked_at_soon) {
         ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], moves + 1);
         sim_step(&s, 1000, 0, 0);
         ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], moves + 2);
+}
+END_TEST
+
+/*
+ * min-dwell damps busy polling's flapping against the app's own threads,
+ * which never join the crowd: a yield to them waits for it. Once a CPU-bound
+ * task joins the crowd of a yield the dwell holds back, the yield moves at
+ * once, and the samples until then are short ones. A failed write of that
+ * move is retried after the dwell.
+ */
+START_TEST(test_control_yield_for_a_cpu_bound_neighbour_skips_the_dwell) {
+        for (int found = 0; found <= 1; found++) {
+                unsigned back_at, i;
+                Sim s;
+
+                /* A yield to the app's own threads (nothing CPU-bound found), back once they are calm. */
+                sim_latency(&s);
+                s.in.crowd_known = true;
+                sim_steps(&s, 5, 0, 0, 0);
+                sim_steps(&s, 2, 1000, 0, 0);
+                ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 1);
+                while (s.moves[CONTROL_BUSY_POLL] == 1 && s.step < 100)
+                        sim_step(&s, 0, 0, 0);
+                ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_UNCONTENDED);
+                back_at = s.step - 1;
+
+                /* A neighbour at once: the yield begins after hold samples, within the dwell. */
+                sim_steps(&s, 2, 1000, 0, 0);
+                ck_assert(s.st.yielding && s.st.mark_crowd);
+                ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 2);
+                ck_assert_msg(s.st.confirming, "a yield the dwell holds is not looked at soon");
+                /* The mark after that sample found the neighbour (running), or nothing CPU-bound. */
+                s.in.crowd_found = found;
+                s.in.crowd_tasks = found;
+                s.in.crowd_milli = found ? 900 : 0;
+                for (i = 0; s.moves[CONTROL_BUSY_POLL] == 2 && i < 10; i++) {
+                        if (i > 0)
+                                ck_assert(s.st.confirming);
+                        sim_step(&s, 1000, 0, 0);
+                }
+                ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_CONTENTION);
+                ck_assert_uint_eq(s.at[CONTROL_BUSY_POLL][2], found ? back_at + 3 : back_at + 5);
+                ck_assert_uint_eq(s.at[CONTROL_BUSY_READ][2], s.at[CONTROL_BUSY_POLL][2]);
+                sim_step(&s, 1000, 0, 0);
+                ck_assert(!s.st.confirming); /* yielded: back to the interval */
+        }
+
+        /* Found, but the write fails: tried at once, again only after the dwell. */
+        {
+                Sim s;
+
+                sim_latency(&s);
+                s.in.crowd_known = true;
+                sim_steps(&s, 5, 0, 0, 0);
+                sim_steps(&s, 2, 1000, 0, 0);
+                while (s.moves[CONTROL_BUSY_POLL] == 1 && s.step < 100)
+                        sim_step(&s, 0, 0, 0);
+                sim_steps(&s, 2, 1000, 0, 0);
+                s.in.crowd_found = true;
+                s.apply = false;
+                sim_step(&s, 1000, 0, 0);
+                ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 3);
+                sim_steps(&s, 4, 1000, 0, 0);
+                ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 3);
+                sim_step(&s, 1000, 0, 0);
+                ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 4);
+        }
 }
 END_TEST
 
@@ -1126,6 +1195,7 @@ static Suite *control_suite(void) {
         tcase_add_test(tc, test_control_crowd_holds_the_yield_until_it_leaves);
         tcase_add_test(tc, test_control_crowd_that_stays_is_probed_with_growing_back_off);
         tcase_add_test(tc, test_control_probe_is_looked_at_soon);
+        tcase_add_test(tc, test_control_yield_for_a_cpu_bound_neighbour_skips_the_dwell);
         tcase_add_test(tc, test_control_polling_without_packets_for_a_window_stops);
         tcase_add_test(tc, test_control_unpaid_polling_retries_with_growing_back_off);
         tcase_add_test(tc, test_control_yielding_time_is_not_unpaid);

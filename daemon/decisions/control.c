@@ -79,29 +79,52 @@ const char *control_cause_to_string(ControlCause c) {
 }
 
 /* Whether k may move now: supported, movable, and min-dwell after its last move unless dwell is false. */
-static bool may_move(const Step *st, ControlKnob k, bool dwell) {
-        const ControlKnobInput *ki = &st->in->knobs[k];
+static bool may_move(const ControlState *s, const ControlInput *in, ControlKnob k, bool dwell) {
+        const ControlKnobInput *ki = &in->knobs[k];
 
         if (!ki->supported || !ki->movable)
                 return false;
-        return !dwell || !st->s->moved[k] || st->in->now_us - st->s->last_move_us[k] >= st->in->cfg->min_dwell_us;
+        return !dwell || !s->moved[k] || in->now_us - s->last_move_us[k] >= in->cfg->min_dwell_us;
 }
 
 /*
- * A yield that begins soon after a probe (the probe failed: its crowd still
- * runs and now waits again) does not wait for min-dwell: the probe was only a
- * try, and the back-off between probes already bounds how often it moves.
- * With the dwell, each failed probe left the neighbour waiting for min-dwell
- * (500 ms in the latency profile) rather than hold samples. Only k's first
- * move after the probe: a yield whose write failed is retried after the dwell.
- * (Waiving the dwell for a yield after any return was measured too: 8 of 45
- * closed-loop phases then moved more than twice, 3 with it.)
+ * A yield known to be for a neighbour does not wait for min-dwell: its first
+ * move of k (a yield whose write failed is retried after the dwell) comes at
+ * once when
+ *  - a CPU-bound task joined its crowd (crowd_found): the dwell damps busy
+ *    polling's flapping against the app's own threads (servers woken by
+ *    their packets, never CPU-bound: taskwait.h), while a CPU-bound crowd
+ *    holds the yield until it is quiet or a probe, so the neighbours' coming
+ *    and going bounds the moves. With the dwell, a neighbour that came soon
+ *    after a return waited for the rest of it (up to 500 ms in the latency
+ *    profile);
+ *  - or the yield begins soon after a probe (the probe failed: its crowd
+ *    still runs and waits again), found or not yet: the back-off between
+ *    probes bounds those moves.
+ * (Waiving the dwell for every yield after a return was measured too: 8 of
+ * 45 closed-loop phases then moved more than twice, 3 with it.)
  */
-static bool probe_failed(const Step *st, ControlKnob k) {
-        const ControlState *s = st->s;
+static bool dwell_waived(const ControlState *s, const ControlInput *in, ControlKnob k) {
+        bool first = s->yielding && (!s->moved[k] || s->last_move_us[k] < s->yield_us);
+        bool probe_failed = s->probe_us != 0 && in->now_us - s->probe_us < CONTROL_PROBE_FAILED_US &&
+                            s->moved[k] && s->last_move_us[k] == s->probe_us;
 
-        return s->yielding && s->probe_us != 0 && st->in->now_us - s->probe_us < CONTROL_PROBE_FAILED_US &&
-               s->moved[k] && s->last_move_us[k] == s->probe_us;
+        return first && (probe_failed || (in->crowd_known && in->crowd_found));
+}
+
+/*
+ * Whether the dwell holds back a yield of busy-read or busy-poll whose crowd
+ * is not found yet: the samples then come soon (see Confirmation), so that
+ * the move follows within a short sample of the mark that finds it.
+ */
+static bool yield_held(const ControlState *s, const ControlInput *in) {
+        if (!s->yielding || s->kernel_yields || !in->crowd_known || in->crowd_found)
+                return false;
+        for (ControlKnob k = CONTROL_BUSY_READ; k <= CONTROL_BUSY_POLL; k++)
+                if (in->knobs[k].current > MIN(in->knobs[k].home, in->cfg->busy_poll_floor_us) &&
+                    may_move(s, in, k, false) && !may_move(s, in, k, true))
+                        return true;
+        return false;
 }
 
 _printf_(6, 7) static void emit(Step *st, ControlKind kind, ControlKnob k, ControlCause cause, uint64_t value,
@@ -165,6 +188,7 @@ static void update_yield(ControlState *s, const ControlInput *in, unsigned hold)
                         return;
                 s->yielding = true;
                 s->yield_us = in->now_us;
+                s->looks = hold * CONTROL_CONFIRM_DIVISOR;
                 s->crowd_quiet = 0; /* the crowd is marked after this step: its use counts from the next */
                 /* A yield soon after a probe: the probe failed, the next waits twice as long. */
                 if (s->probe_us != 0 && in->now_us - s->probe_us < CONTROL_PROBE_FAILED_US)
@@ -176,12 +200,14 @@ static void update_yield(ControlState *s, const ControlInput *in, unsigned hold)
                         s->crowd_quiet = inc(s->crowd_quiet);
                 else
                         s->crowd_quiet = 0;
-                if (s->load_low >= hold && s->crowd_quiet >= hold)
+                if (s->load_low >= hold && s->crowd_quiet >= hold) {
                         s->yielding = false;
-                else if (s->load_low >= hold && in->now_us - s->yield_us >= probe_after_us(s)) {
+                        s->looks = 0;
+                } else if (s->load_low >= hold && in->now_us - s->yield_us >= probe_after_us(s)) {
                         s->yielding = false;
                         s->probing = true;
                         s->probe_us = in->now_us;
+                        s->looks = hold * CONTROL_CONFIRM_DIVISOR;
                 }
         }
         /*
@@ -203,22 +229,22 @@ static void update_yield(ControlState *s, const ControlInput *in, unsigned hold)
  * waiting (a burst as it ends) are looked at again soon rather than an
  * interval later, for at most hold intervals' worth of short samples (then
  * the waiting is steady, and a yield of its own). A probe is looked at the
- * same way for hold intervals' worth of short samples: its crowd still runs.
+ * same way for hold intervals' worth of short samples (ControlState.looks):
+ * its crowd still runs. So is a yield's start while min-dwell holds its move
+ * back and its crowd is not found yet (yield_held()).
  */
 static void update_confirming(ControlState *s, const ControlInput *in, unsigned hold) {
         bool ended = in->crowd_known && in->crowd_found && in->crowd_tasks == 0;
         unsigned begun = ended ? s->crowd_quiet : MIN(s->load_low, s->crowd_quiet);
+        bool look = s->looks > 0;
 
-        if (s->yielding)
-                s->probe_looks = 0;
-        else if (s->probing)
-                s->probe_looks = hold * CONTROL_CONFIRM_DIVISOR;
-        else if (s->probe_looks > 0)
-                s->probe_looks--;
-        s->confirming = s->yielding ? begun > 0 && begun <= hold * CONTROL_CONFIRM_DIVISOR &&
-                                              (s->load_low < hold || s->crowd_quiet < hold)
+        if (look)
+                s->looks--;
+        s->confirming = s->yielding ? (begun > 0 && begun <= hold * CONTROL_CONFIRM_DIVISOR &&
+                                       (s->load_low < hold || s->crowd_quiet < hold)) ||
+                                              (look && yield_held(s, in))
                                     : (s->load_high > 0 && s->load_high < hold) || (in->woken && s->may_yield) ||
-                                              s->probe_looks > 0;
+                                              look;
 }
 
 /* Whether busy-read or busy-poll is above the floor, and the controller may move it. */
@@ -288,7 +314,7 @@ static void step_yield(Step *st, ControlKnob k) {
         bool contended = st->s->yielding && !st->s->kernel_yields;
 
         target = contended || st->s->unpaid ? MIN(ki->home, cfg->busy_poll_floor_us) : ki->home;
-        if (target == ki->current || !may_move(st, k, !(contended && probe_failed(st, k))))
+        if (target == ki->current || !may_move(st->s, st->in, k, !(contended && dwell_waived(st->s, st->in, k))))
                 return;
         runnable_text(now, sizeof(now), st->in);
         milli(thr, sizeof(thr), cfg->runqueue_threshold_milli);
@@ -330,7 +356,7 @@ static void step_budget(Step *st, ControlKnob k, uint64_t cap) {
         uint64_t step, next;
         char quiet[32];
 
-        if (!may_move(st, k, true))
+        if (!may_move(st->s, st->in, k, true))
                 return;
         step = ki->home * cfg->budget_step_percent / 100;
         if (step == 0 && cfg->budget_step_percent > 0)

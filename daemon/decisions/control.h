@@ -45,10 +45,14 @@
  *    sample they step back down, never below home.
  *  - backlog drops for [hold] samples: one advice (no write) naming
  *    netdev-max-backlog.
- *  - no knob moves twice within [min_dwell_us], but for a yield that begins
- *    within CONTROL_PROBE_FAILED_US of a probe (the probe failed: the
- *    back-off between probes bounds those moves); knobs that are unsupported
- *    or not movable are never in a decision.
+ *  - no knob moves twice within [min_dwell_us], but for a yield known to be
+ *    for a neighbour: once a CPU-bound task joined its crowd (crowd_found;
+ *    the dwell damps flapping against the app's own threads, which are never
+ *    CPU-bound, and a CPU-bound crowd holds the yield until it is quiet or a
+ *    probe), or when it begins within CONTROL_PROBE_FAILED_US of a probe (the
+ *    probe failed: the back-off between probes bounds those moves). Only the
+ *    knob's first move in the yield: a failed write is retried after the
+ *    dwell. Knobs that are unsupported or not movable are never in a decision.
  *  - [enabled] false: no decisions (and the hysteresis counters restart).
  *
  * Rest (when the caller samples): busy polling spins only inside reads that
@@ -75,7 +79,10 @@
  * run of agreeing samples broke; after the crowd's end, while tasks still
  * wait, for at most hold * CONTROL_CONFIRM_DIVISOR samples; after a probe
  * likewise (a probe is a try: the crowd still runs, so tasks often wait again
- * at once, and the yield then needs hold samples, not hold intervals). hold still counts agreeing samples, so one noisy sample
+ * at once, and the yield then needs hold samples, not hold intervals); and
+ * after a yield began that min-dwell holds back, while its crowd is not found
+ * (the mark that finds a CPU-bound task lets it move at once: then it moves
+ * a short sample later, not an interval). hold still counts agreeing samples, so one noisy sample
  * moves nothing, but a real change is acted on within about one interval
  * plus hold - 1 short ones instead of hold intervals. A woken sample (the
  * caller sampled because a task started waiting) is confirmed the same way
@@ -220,7 +227,7 @@ typedef struct ControlState {
         uint64_t probe_us;        /* when the last probe brought busy polling back (0: none yet) */
         unsigned failed_probes;   /* probes in a row that ended in a yield within CONTROL_PROBE_FAILED_US */
         bool probing;             /* this step ended a yield as a probe */
-        unsigned probe_looks;     /* short samples left after a probe (see Confirmation) */
+        unsigned looks;           /* short samples left after a probe or a yield's start (see Confirmation) */
         uint64_t busy_us;         /* last step with traffic or anything pending (see resting) */
         bool moved[_CONTROL_KNOB_MAX];
         uint64_t last_move_us[_CONTROL_KNOB_MAX];
