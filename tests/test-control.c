@@ -482,6 +482,13 @@ END_TEST
 
 /* ---- the crowd: the tasks busy polling yielded to ---- */
 
+/* Calm samples while busy polling yields to a crowd that keeps running: until the probe brings it back. */
+static void sim_until_probe(Sim *s) {
+        while (s->st.yielding && s->step < 10000)
+                sim_step(s, 0, 0, 0);
+        ck_assert_int_eq(s->last[0].cause, CONTROL_CAUSE_PROBE);
+}
+
 /* The latency profile, yielded at step 6 to a crowd that waited from step 5 on. */
 static void sim_crowd_yield(Sim *s) {
         sim_latency(s);
@@ -605,6 +612,68 @@ START_TEST(test_control_crowd_that_stays_is_probed_with_growing_back_off) {
 }
 END_TEST
 
+/*
+ * A part of the crowd ended while a part still runs (a load generator beside
+ * the app waits whenever a neighbour is there): a probe once the calm run is
+ * hold samples long, looked at soon, not after the back-off. While its looks
+ * last the caller keeps the crowd (trying); when they end without a yield,
+ * probe_held. After a probe that failed, a part's end waits for the back-off.
+ */
+START_TEST(test_control_crowd_that_shrinks_is_probed_at_once) {
+        unsigned moves, i;
+        Sim s;
+
+        sim_crowd_yield(&s);
+        s.in.crowd_tasks = 2; /* the neighbour and the load generator: they wait for each other */
+        s.in.crowd_milli = 990;
+        sim_steps(&s, 5, 1000, 0, 0);
+        ck_assert(s.st.yielding && !s.st.confirming);
+        moves = s.moves[CONTROL_BUSY_POLL];
+
+        s.in.crowd_tasks = 1; /* the neighbour exited */
+        sim_step(&s, 0, 0, 0);
+        ck_assert(s.st.yielding && s.st.confirming);
+        ck_assert_uint_eq(control_next_step_us(&s.st, INTERVAL_US), INTERVAL_US / CONTROL_CONFIRM_DIVISOR);
+        sim_step(&s, 0, 0, 0);
+        ck_assert(!s.st.yielding);
+        ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], moves + 1);
+        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_PROBE);
+        ck_assert_msg(strstr(s.last[0].reason, "a part of the tasks it yielded to ended (1 of 2 still run)"), "%s",
+                      s.last[0].reason);
+        for (i = 1; s.st.trying && i < 100; i++) {
+                ck_assert(!s.st.probe_held && s.st.confirming);
+                sim_step(&s, 0, 0, 0);
+        }
+        ck_assert_uint_eq(i, 2 * CONTROL_CONFIRM_DIVISOR);
+        ck_assert(s.st.probe_held && !s.st.trying);
+        sim_step(&s, 0, 0, 0);
+        ck_assert(!s.st.probe_held);
+
+        /* A yield within CONTROL_PROBE_FAILED_US of that probe: a part's end now waits for the back-off. */
+        s.in.crowd_found = false;
+        s.in.crowd_tasks = 0;
+        sim_steps(&s, 2, 1000, 0, 0);
+        ck_assert(s.st.yielding);
+        ck_assert_uint_eq(s.st.failed_probes, 1);
+        s.in.crowd_found = true;
+        s.in.crowd_tasks = 2;
+        sim_steps(&s, 3, 1000, 0, 0);
+        s.in.crowd_tasks = 1;
+        sim_steps(&s, 10, 0, 0, 0);
+        ck_assert(s.st.yielding);
+
+        /* A probe that fails within its looks: no probe_held, and the caller no longer keeps the crowd. */
+        sim_until_probe(&s);
+        ck_assert(s.st.trying);
+        sim_steps(&s, 2, 1000, 0, 0);
+        ck_assert(s.st.yielding && !s.st.trying && !s.st.probe_held);
+        for (i = 0; i < 3 * CONTROL_CONFIRM_DIVISOR; i++) {
+                sim_step(&s, 1000, 0, 0);
+                ck_assert(!s.st.probe_held);
+        }
+}
+END_TEST
+
 /* A probe is a try: the samples after it come a quarter interval apart for hold intervals' worth. */
 START_TEST(test_control_probe_is_looked_at_soon) {
         Sim s;
@@ -628,18 +697,14 @@ START_TEST(test_control_probe_is_looked_at_soon) {
         s.in.crowd_milli = 990;
         sim_steps(&s, 2, 1000, 0, 0);
         ck_assert(s.st.yielding);
-        while (s.st.yielding && s.step < 4000)
-                sim_step(&s, 0, 0, 0);
-        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_PROBE);
+        sim_until_probe(&s);
         sim_steps(&s, 2, 1000, 0, 0);
         ck_assert(s.st.yielding);
         ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_CONTENTION);
         ck_assert(!s.st.confirming); /* moved at once: nothing held */
 
         /* A yield after a probe whose writes fail: tried at once, again only after the dwell (5 samples). */
-        while (s.st.yielding && s.step < 6000)
-                sim_step(&s, 0, 0, 0);
-        ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_PROBE);
+        sim_until_probe(&s);
         moves = s.moves[CONTROL_BUSY_POLL];
         s.apply = false;
         sim_steps(&s, 2, 1000, 0, 0);
@@ -1195,6 +1260,7 @@ static Suite *control_suite(void) {
         tcase_add_test(tc, test_control_crowd_holds_the_yield_until_it_leaves);
         tcase_add_test(tc, test_control_crowd_that_stays_is_probed_with_growing_back_off);
         tcase_add_test(tc, test_control_probe_is_looked_at_soon);
+        tcase_add_test(tc, test_control_crowd_that_shrinks_is_probed_at_once);
         tcase_add_test(tc, test_control_yield_for_a_cpu_bound_neighbour_skips_the_dwell);
         tcase_add_test(tc, test_control_polling_without_packets_for_a_window_stops);
         tcase_add_test(tc, test_control_unpaid_polling_retries_with_growing_back_off);

@@ -809,15 +809,15 @@ START_TEST(test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited) {
 }
 END_TEST
 
-/* The tasks of idx (n of them) waited 60 ms and ran 40 ms since the 100 ms sample; the 200 ms one sees it. */
-static void tasks_waited(World *w, Monitor *m, const size_t *idx, size_t n) {
+/* The tasks of idx (n of them) waited 60 ms and ran 40 ms since the sample 100 ms before at_ns; the one at at_ns sees it. */
+static void tasks_waited(World *w, Monitor *m, uint64_t at_ns, const size_t *idx, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 w->task[idx[i]].delay_ns += 60 * MS;
                 w->task[idx[i]].run_ns += 40 * MS;
         }
         w->psi_total_us += 80000;
         world_write(w);
-        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert_int_eq(monitor_sample(m, at_ns), 1);
 }
 
 /* The crowd's processes: each once, however many of its threads are in the crowd; the count past max. */
@@ -833,7 +833,7 @@ START_TEST(test_sampler_crowd_pids_are_processes) {
         w.task[2].utime = 300; /* pid 250's thread 251, on CPU 1 */
         m = monitor_on(&w);
         ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
-        tasks_waited(&w, m, (const size_t[]){ 1, 2, 3 }, 3);
+        tasks_waited(&w, m, 200 * MS, (const size_t[]){ 1, 2, 3 }, 3);
         ck_assert_int_eq(monitor_mark_crowd(m, NULL, 100), 3);
         ck_assert_int_eq(monitor_crowd_pids(m, pids, ELEMENTSOF(pids)), 2);
         ck_assert((pids[0] == 200 && pids[1] == 250) || (pids[0] == 250 && pids[1] == 200)); /* /proc's order */
@@ -858,7 +858,7 @@ START_TEST(test_crowd_described_by_process) {
         ck_assert_int_eq(adapt_crowd_describe(&c, buf, sizeof(buf)), 0);
         ck_assert_str_eq(buf, "");
         ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
-        tasks_waited(&w, m, (const size_t[]){ 1, 2 }, 2);
+        tasks_waited(&w, m, 200 * MS, (const size_t[]){ 1, 2 }, 2);
         ck_assert_int_eq(monitor_mark_crowd(m, NULL, 100), 2);
         ck_assert_int_eq(adapt_crowd_describe(&c, buf, sizeof(buf)), 2);
         ck_assert_msg(streq(buf, "stress-ng (cpu)[200], [250]") || streq(buf, "[250], stress-ng (cpu)[200]"),
@@ -869,6 +869,62 @@ START_TEST(test_crowd_described_by_process) {
         adapt_crowd_clear(&c);
         ck_assert_int_eq(adapt_crowd_describe(&c, buf, sizeof(buf)), 0);
         ck_assert_str_eq(buf, "");
+        adapt_crowd_done(&c);
+}
+END_TEST
+
+/*
+ * The crowd's tasks that still run when a probe stood become companions
+ * (adapt_crowd_accept()): they never join a crowd again (also after /proc is
+ * listed again), while a new neighbour does.
+ */
+START_TEST(test_sampler_companions_never_join_the_crowd) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = NULL;
+        int pids[4] = {};
+        AdaptCrowd c;
+
+        w.task[1].utime = 500; /* pid 200, CPU-bound: say, a load generator beside the app */
+        w.task[2].utime = 300; /* pid 250, CPU-bound: the neighbour */
+        m = monitor_on(&w);
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        adapt_crowd_init(&c, m, NULL, root, NULL, NULL);
+        tasks_waited(&w, m, 200 * MS, (const size_t[]){ 1, 2 }, 2);
+        adapt_crowd_mark(&c, NULL);
+        ck_assert(c.found && c.following);
+        ck_assert_uint_eq(monitor_crowd_tasks(m), 2);
+
+        /* The neighbour exited (a zombie, then gone); busy polling came back beside pid 200 and stood. */
+        w.task[1].run_ns += 90 * MS;
+        w.task[2].state = 'Z';
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 300 * MS), 1);
+        ck_assert_uint_eq(monitor_crowd_tasks(m), 1);
+        {
+                _cleanup_(freep) char *dir = tu_join(root, "proc/250");
+                tu_rm_rf(dir);
+        }
+        w.task[2].tid = 0;
+        adapt_crowd_accept(&c);
+        ck_assert(!c.found && !c.following);
+        ck_assert_uint_eq(monitor_crowd_tasks(m), 0);
+        ck_assert_int_eq(monitor_crowd_pids(m, pids, ELEMENTSOF(pids)), 0);
+
+        /* A new neighbour: listed (a PID was created), it and pid 200 wait; only it joins. */
+        w.task[3].pid = w.task[3].tid = 300;
+        w.task[3].utime = 400;
+        w.last_pid = 301;
+        w.psi_total_us += 1000;
+        world_write(&w);
+        ck_assert_int_eq(monitor_sample(m, 400 * MS), 1);
+        tasks_waited(&w, m, 500 * MS, (const size_t[]){ 1, 3 }, 2);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 1200); /* a companion's waiting still counts */
+        adapt_crowd_mark(&c, NULL);
+        ck_assert_uint_eq(monitor_crowd_tasks(m), 1);
+        ck_assert_int_eq(monitor_crowd_pids(m, pids, ELEMENTSOF(pids)), 1);
+        ck_assert_int_eq(pids[0], 300);
+        ck_assert_int_eq(monitor_crowd_to_companions(m), 1);
+        ck_assert_int_eq(monitor_mark_crowd(m, NULL, 100), 0);
         adapt_crowd_done(&c);
 }
 END_TEST
@@ -1098,6 +1154,7 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_tasks_psi_below_one_percent_skips_the_scan);
         tcase_add_test(tc, test_sampler_tasks_scan_gate_follows_the_threshold);
         tcase_add_test(tc, test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited);
+        tcase_add_test(tc, test_sampler_companions_never_join_the_crowd);
         tcase_add_test(tc, test_sampler_crowd_needs_the_tasks_source);
         tcase_add_test(tc, test_sampler_tasks_listed_again_only_when_one_was_created);
         tcase_add_test(tc, test_sampler_tasks_listed_at_once_when_told);

@@ -3,8 +3,9 @@
  * adapt-crowd.c: following the crowd busy polling yielded to (adapt-crowd.h).
  *
  * A neighbour that exits ends the yield's reason at once, so each crowd
- * process is watched by a pidfd (readable once it exited), and when the last
- * one exited the adapter samples at once rather than at its next interval.
+ * process is watched by a pidfd (readable once it exited), and when one
+ * exited the adapter samples at once rather than at its next interval (the
+ * last one's end ends the yield; an earlier one's may begin a probe).
  * Real /proc only (the PIDs of another sysroot are not this namespace's), at
  * most ADAPT_CROWD_PROCS_MAX processes: a larger crowd, or a pidfd that
  * cannot be had but for a process already gone, leaves the return to the
@@ -28,12 +29,12 @@ static bool real_proc(const AdaptCrowd *c) {
 }
 
 void adapt_crowd_init(AdaptCrowd *c, Monitor *monitor, sd_event *event, const char *sysroot,
-                      void (*ended)(void *userdata), void *userdata) {
+                      void (*exited)(void *userdata), void *userdata) {
         *c = (AdaptCrowd){
                 .monitor = monitor,
                 .event = event,
                 .sysroot = sysroot,
-                .ended = ended,
+                .exited = exited,
                 .userdata = userdata,
         };
 }
@@ -67,8 +68,8 @@ static int on_process_exit(sd_event_source *s, int fd, uint32_t revents, void *u
                         c->exit_pid[i] = c->exit_pid[c->n_exit];
                         break;
                 }
-        if (c->n_exit == 0 && !c->exit_off)
-                c->ended(c->userdata);
+        if (!c->exit_off)
+                c->exited(c->userdata);
         return 0;
 }
 
@@ -162,6 +163,19 @@ void adapt_crowd_mark(AdaptCrowd *c, const CpuSet *cpus) {
                 log_info("busy polling yields to the CPU-bound tasks of %s", names);
         c->following = r >= 0;
         c->found = c->found || r > 0;
+}
+
+void adapt_crowd_accept(AdaptCrowd *c) {
+        char names[512];
+        int r;
+
+        /* Named before they leave the crowd: only the crowd's processes are listed. */
+        if (!c->found || adapt_crowd_describe(c, names, sizeof(names)) <= 0)
+                names[0] = '\0';
+        r = monitor_crowd_to_companions(c->monitor);
+        if (r > 0 && names[0])
+                log_info("busy polling ran beside %s through its probe: they are not yielded to again", names);
+        adapt_crowd_clear(c);
 }
 
 void adapt_crowd_log_probe(const AdaptCrowd *c) {

@@ -4,9 +4,10 @@
  * yielded to (control.h; the monitor marks and measures them). While busy
  * polling yields, each sample that asks for it marks the tasks that waited;
  * the crowd's processes are watched for their exit, so that the sample after
- * the last one's end comes at once, and they are named in the log: at the
- * yield, and when a probe tries busy polling again beside the ones that
- * still run.
+ * each one's end comes at once (the last one's ends the yield, an earlier
+ * one's may begin a probe), and they are named in the log: at the yield,
+ * when a probe tries busy polling again beside the ones that still run, and
+ * when those ran beside it through the probe and become companions.
  */
 #pragma once
 
@@ -24,8 +25,8 @@ typedef struct AdaptCrowd {
         Monitor *monitor;    /* not owned */
         sd_event *event;     /* not owned */
         const char *sysroot; /* not owned; NULL or "/" for the real /proc */
-        /* Called when the last watched process exited (the adapter samples then). */
-        void (*ended)(void *userdata);
+        /* Called when a watched process exited (the adapter samples then). */
+        void (*exited)(void *userdata);
         void *userdata;
         sd_event_source *exit[ADAPT_CROWD_PROCS_MAX]; /* pidfds, readable once the process exited */
         int exit_pid[ADAPT_CROWD_PROCS_MAX];
@@ -36,7 +37,7 @@ typedef struct AdaptCrowd {
 } AdaptCrowd;
 
 void adapt_crowd_init(AdaptCrowd *c, Monitor *monitor, sd_event *event, const char *sysroot,
-                      void (*ended)(void *userdata), void *userdata);
+                      void (*exited)(void *userdata), void *userdata);
 /* Forgets the crowd (the yield ended, or the controller starts afresh) and stops watching it. */
 void adapt_crowd_clear(AdaptCrowd *c);
 /* Stops watching; for the adapter's end. */
@@ -51,6 +52,13 @@ void adapt_crowd_mark(AdaptCrowd *c, const CpuSet *cpus);
 
 /* A probe tries busy polling again: logs which of the crowd's processes still run. */
 void adapt_crowd_log_probe(const AdaptCrowd *c);
+
+/*
+ * The probe stood (ControlState.probe_held): the crowd's tasks that still
+ * run become companions, never yielded to again (monitor_crowd_to_companions()),
+ * the log names them, and the crowd is forgotten.
+ */
+void adapt_crowd_accept(AdaptCrowd *c);
 
 /*
  * The crowd's processes as "COMM[PID], ..." into buf (size bytes, always

@@ -122,13 +122,13 @@ static void watch_update(Adapter *a) {
                 log_debug_errno(r, "cannot schedule a look at CPU pressure: %m");
 }
 
-/* The last process of the crowd exited: its end is the yield's, so sample now. */
-static void on_crowd_ended(void *userdata) {
+/* A process of the crowd exited: the last one's end is the yield's, an earlier one's may begin a probe. */
+static void on_crowd_exit(void *userdata) {
         Adapter *a = userdata;
 
         if (!a->running || !a->state.yielding)
                 return;
-        log_debug("the tasks busy polling yielded to ended: sampling now");
+        log_debug("a process busy polling yielded to ended: sampling now");
         a->wakes_exit++;
         (void)sample_now(a);
 }
@@ -262,7 +262,7 @@ int adapter_new(Adapter **ret, Manager *m, sd_event *event) {
         for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
                 a->home[k] = UINT64_MAX;
         a->monitor_error = monitor_new(&a->monitor, m->sysroot);
-        adapt_crowd_init(&a->crowd, a->monitor, a->event, m->sysroot, on_crowd_ended, a);
+        adapt_crowd_init(&a->crowd, a->monitor, a->event, m->sysroot, on_crowd_exit, a);
         if (a->monitor_error < 0)
                 log_warning_errno(a->monitor_error,
                                   "cannot sample CPU and softnet statistics below %s: %m; adaptation is off",
@@ -588,10 +588,12 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                         adapt_crowd_log_probe(&a->crowd); /* before the return clears the crowd */
                         break;
                 }
+        if (a->state.probe_held && a->crowd.following)
+                adapt_crowd_accept(&a->crowd);
         if (a->state.mark_crowd && in.crowd_known)
                 adapt_crowd_mark(&a->crowd, poll);
-        else if (!a->state.yielding && a->crowd.following)
-                adapt_crowd_clear(&a->crowd);
+        else if (!a->state.yielding && !a->state.trying && a->crowd.following)
+                adapt_crowd_clear(&a->crowd); /* busy polling came back: the crowd is over */
         for (int i = 0; i < n; i++) {
                 const char *name = control_knob_name(out[i].knob);
                 if (out[i].kind == CONTROL_ADVICE) {

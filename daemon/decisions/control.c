@@ -167,9 +167,24 @@ static uint64_t probe_after_us(const ControlState *s) {
 }
 
 /*
+ * Whether a part of the crowd ended in this yield while a part still runs,
+ * and no probe failed just before it: then a probe need not wait for its
+ * back-off. What still runs may be the application's own (a load generator
+ * on its CPU waits whenever a neighbour is there, and so joins the crowd
+ * with it), and if it runs beside busy polling through the probe it becomes
+ * a companion (ControlState.probe_held). A neighbour of several tasks that
+ * lost one fails that probe, and the next part's end waits for the back-off.
+ */
+static bool crowd_shrank(const ControlState *s, const ControlInput *in) {
+        return s->yielding && in->crowd_known && in->crowd_found && in->crowd_tasks > 0 &&
+               in->crowd_tasks < s->crowd_peak && s->failed_probes == 0;
+}
+
+/*
  * The yield's hysteresis. It begins after hold samples with someone waiting;
  * it ends after hold samples without, and once the crowd (the tasks it
- * yielded to) has been quiet for hold samples, or as a probe.
+ * yielded to) has been quiet for hold samples, or as a probe: after the
+ * back-off, or once a part of the crowd ended (crowd_shrank()).
  */
 static void update_yield(ControlState *s, const ControlInput *in, unsigned hold) {
         bool high = in->runnable_milli > in->cfg->runqueue_threshold_milli;
@@ -181,7 +196,7 @@ static void update_yield(ControlState *s, const ControlInput *in, unsigned hold)
                 s->load_low = inc(s->load_low);
                 s->load_high = 0;
         }
-        s->probing = false;
+        s->probing = s->probe_early = false;
         s->crowd_milli = in->crowd_known ? in->crowd_milli : 0;
         if (!s->yielding) {
                 if (s->load_high < hold)
@@ -189,6 +204,7 @@ static void update_yield(ControlState *s, const ControlInput *in, unsigned hold)
                 s->yielding = true;
                 s->yield_us = in->now_us;
                 s->looks = hold * CONTROL_CONFIRM_DIVISOR;
+                s->crowd_peak = 0;
                 s->crowd_quiet = 0; /* the crowd is marked after this step: its use counts from the next */
                 /* A yield soon after a probe: the probe failed, the next waits twice as long. */
                 if (s->probe_us != 0 && in->now_us - s->probe_us < CONTROL_PROBE_FAILED_US)
@@ -203,12 +219,16 @@ static void update_yield(ControlState *s, const ControlInput *in, unsigned hold)
                 if (s->load_low >= hold && s->crowd_quiet >= hold) {
                         s->yielding = false;
                         s->looks = 0;
-                } else if (s->load_low >= hold && in->now_us - s->yield_us >= probe_after_us(s)) {
+                } else if (s->load_low >= hold &&
+                           (in->now_us - s->yield_us >= probe_after_us(s) || crowd_shrank(s, in))) {
+                        s->probe_early = in->now_us - s->yield_us < probe_after_us(s);
                         s->yielding = false;
                         s->probing = true;
                         s->probe_us = in->now_us;
                         s->looks = hold * CONTROL_CONFIRM_DIVISOR;
                 }
+                if (s->yielding && in->crowd_known && in->crowd_found)
+                        s->crowd_peak = MAX(s->crowd_peak, in->crowd_tasks);
         }
         /*
          * Whoever waits while busy polling yields is who it yields to; nobody
@@ -230,16 +250,21 @@ static void update_yield(ControlState *s, const ControlInput *in, unsigned hold)
  * interval later, for at most hold intervals' worth of short samples (then
  * the waiting is steady, and a yield of its own). A probe is looked at the
  * same way for hold intervals' worth of short samples (ControlState.looks):
- * its crowd still runs. So is a yield's start while min-dwell holds its move
- * back and its crowd is not found yet (yield_held()).
+ * its crowd still runs; the step where they end without a yield says so
+ * (probe_held). So is a yield's start while min-dwell holds its move back
+ * and its crowd is not found yet (yield_held()). Once a part of the crowd
+ * ended (crowd_shrank()), the calm run alone begins the probe.
  */
 static void update_confirming(ControlState *s, const ControlInput *in, unsigned hold) {
         bool ended = in->crowd_known && in->crowd_found && in->crowd_tasks == 0;
-        unsigned begun = ended ? s->crowd_quiet : MIN(s->load_low, s->crowd_quiet);
+        unsigned begun = ended ? s->crowd_quiet : crowd_shrank(s, in) ? s->load_low : MIN(s->load_low, s->crowd_quiet);
         bool look = s->looks > 0;
 
         if (look)
                 s->looks--;
+        /* Not yielding, the looks are a probe's (a return without one ends them). */
+        s->trying = !s->yielding && s->looks > 0;
+        s->probe_held = !s->yielding && look && s->looks == 0;
         s->confirming = s->yielding ? (begun > 0 && begun <= hold * CONTROL_CONFIRM_DIVISOR &&
                                        (s->load_low < hold || s->crowd_quiet < hold)) ||
                                               (look && yield_held(s, in))
@@ -339,6 +364,11 @@ static void step_yield(Step *st, ControlKnob k) {
                 emit(st, CONTROL_SET, k, CONTROL_CAUSE_RETRY, target,
                      "busy polling stopped for %s without packets: trying it again",
                      policy_format_usec(off, sizeof(off), unpaid_backoff_us(st->s, cfg)));
+        else if (st->s->probing && st->s->probe_early)
+                emit(st, CONTROL_SET, k, CONTROL_CAUSE_PROBE, target,
+                     "runnable %s <= %s, a part of the tasks it yielded to ended (%zu of %zu still run): trying "
+                     "busy polling again",
+                     now, thr, st->in->crowd_tasks, st->s->crowd_peak);
         else if (st->s->probing)
                 emit(st, CONTROL_SET, k, CONTROL_CAUSE_PROBE, target,
                      "runnable %s <= %s, the tasks it yielded to still use %s CPU after %s: trying busy polling again",

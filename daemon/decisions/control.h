@@ -27,8 +27,17 @@
  *    samples (they ended or went idle), or as a probe after
  *    CONTROL_PROBE_FIRST_US, doubled after each probe that ended in a yield
  *    again within CONTROL_PROBE_FAILED_US, up to CONTROL_PROBE_MAX_US (the
- *    crowd might be the app itself). Without crowd_known the queue draining
- *    is enough, as above. A patched kernel with
+ *    crowd might be the app itself); and as a probe at once, after hold calm
+ *    samples, when a part of the crowd ended (crowd_tasks below the most this
+ *    yield saw) and the probe before it did not fail: what still runs may be
+ *    the application's own (a load generator on its CPU waits whenever a
+ *    neighbour is there). A probe that stands through its short looks
+ *    (Confirmation) without a yield sets state.probe_held: the crowd's tasks
+ *    that still run ran beside busy polling without making it yield, and the
+ *    caller makes them companions, which never join a crowd again
+ *    (monitor_crowd_to_companions()); until then state.trying asks the caller
+ *    to keep the crowd. Without crowd_known the queue draining is enough, as
+ *    above. A patched kernel with
  *    busy-loop-threshold on (home > 0) already yields per loop: then nothing
  *    is lowered and state.kernel_yields says so.
  *  - busy-poll pay: while busy-read or busy-poll is above the floor and
@@ -212,6 +221,8 @@ typedef struct ControlState {
         bool resting;         /* quiet for CONTROL_REST_AFTER_US: the next sample may wait (control_next_step_us) */
         bool confirming;      /* a mode change of busy polling began and awaits hold samples: the next comes soon */
         bool may_yield;       /* busy polling is on where the controller may lower it: a task waiting would count */
+        bool trying;          /* a probe brought busy polling back and is looked at: the caller keeps the crowd */
+        bool probe_held;      /* this step ended a probe's looks without a yield: the crowd ran beside busy polling */
 
         bool started;
         uint64_t last_step_us;
@@ -227,6 +238,8 @@ typedef struct ControlState {
         uint64_t probe_us;        /* when the last probe brought busy polling back (0: none yet) */
         unsigned failed_probes;   /* probes in a row that ended in a yield within CONTROL_PROBE_FAILED_US */
         bool probing;             /* this step ended a yield as a probe */
+        bool probe_early;         /* ... because a part of the crowd ended */
+        size_t crowd_peak;        /* the most crowd tasks that had not ended, in this yield */
         unsigned looks;           /* short samples left after a probe or a yield's start (see Confirmation) */
         uint64_t busy_us;         /* last step with traffic or anything pending (see resting) */
         bool moved[_CONTROL_KNOB_MAX];

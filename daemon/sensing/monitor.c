@@ -556,6 +556,16 @@ void monitor_clear_crowd(Monitor *m) {
         m->crowd = 0;
 }
 
+int monitor_crowd_to_companions(Monitor *m) {
+        size_t n;
+
+        if (m->source != MONITOR_SOURCE_TASKS)
+                return -EOPNOTSUPP;
+        n = task_wait_crowd_to_companions(m->tasks);
+        m->crowd = 0;
+        return (int)MIN(n, (size_t)INT_MAX);
+}
+
 int monitor_busy_poll_packets(Monitor *m, uint64_t *ret) {
         int r;
 

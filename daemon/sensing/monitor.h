@@ -160,6 +160,12 @@ int monitor_mark_crowd(Monitor *m, const CpuSet *cpus, unsigned min_share_milli)
 size_t monitor_crowd_tasks(const Monitor *m);
 void monitor_clear_crowd(Monitor *m);
 /*
+ * Clears the crowd, its tasks that have not ended becoming companions that
+ * never join a crowd again (task_wait_crowd_to_companions()): how many, or
+ * -EOPNOTSUPP unless the source is tasks.
+ */
+int monitor_crowd_to_companions(Monitor *m);
+/*
  * The crowd's processes (task_wait_crowd_pids(), PIDs as the sysroot's /proc
  * names them): how many, the first max in pids; -EOPNOTSUPP unless the source
  * is tasks.

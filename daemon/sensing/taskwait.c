@@ -36,6 +36,7 @@ typedef struct Task {
         uint64_t ran_ns;    /* run time gained in the last scan that read it */
         unsigned cpu;       /* where it last ran, as of the last read of its stat */
         bool crowd;
+        bool companion; /* ran beside busy polling through a probe: never joins the crowd */
 } Task;
 
 struct TaskWait {
@@ -386,7 +387,7 @@ size_t task_wait_mark_crowd(TaskWait *t, const CpuSet *cpus, unsigned min_share_
         for (size_t i = 0; i < t->n_tasks; i++) {
                 Task *k = &t->tasks[i];
 
-                if (!k->crowd && k->fd >= 0 && k->waited_ns > 0 && k->ran_ns > min_ran_ns &&
+                if (!k->crowd && !k->companion && k->fd >= 0 && k->waited_ns > 0 && k->ran_ns > min_ran_ns &&
                     (!cpus || cpuset_has(cpus, k->cpu)) && !ignored(t, k->tid) &&
                     read_text(k->stat_fd, text, sizeof(text)) >= 0 && task_stat_parse(text, &st) >= 0)
                         k->crowd = !st.kthread && st.utime > st.stime;
@@ -426,6 +427,21 @@ size_t task_wait_crowd_pids(const TaskWait *t, int *pids, size_t max) {
 void task_wait_clear_crowd(TaskWait *t) {
         for (size_t i = 0; i < t->n_tasks; i++)
                 t->tasks[i].crowd = false;
+}
+
+size_t task_wait_crowd_to_companions(TaskWait *t) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < t->n_tasks; i++) {
+                Task *k = &t->tasks[i];
+
+                if (k->crowd && k->fd >= 0) {
+                        k->companion = true;
+                        n++;
+                }
+                k->crowd = false;
+        }
+        return n;
 }
 
 size_t task_wait_tracked(const TaskWait *t) {

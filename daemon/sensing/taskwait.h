@@ -80,6 +80,14 @@ int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, uint64_t *
  * of the last scan).
  */
 size_t task_wait_mark_crowd(TaskWait *t, const CpuSet *cpus, unsigned min_share_milli);
+/*
+ * The crowd's tasks that have not ended become companions, and the crowd is
+ * cleared; returns how many. A companion ran beside busy polling through a
+ * probe without making it yield (the application's own, or its load
+ * generator on the same CPU): it never joins a crowd again, for as long as
+ * it lives, but its waiting still counts.
+ */
+size_t task_wait_crowd_to_companions(TaskWait *t);
 void task_wait_scan_crowd(TaskWait *t, uint64_t *crowd_ns, size_t n);
 size_t task_wait_crowd_tasks(const TaskWait *t);
 void task_wait_clear_crowd(TaskWait *t);
