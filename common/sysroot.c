@@ -24,12 +24,16 @@ static bool has_dotdot(const char *path) {
         return false;
 }
 
+bool sysroot_is_host(const char *root) {
+        return !root || root[strspn(root, "/")] == '\0';
+}
+
 int sysroot_path(const char *root, const char *path, char **ret) {
         char *p;
 
         if (!path || path[0] != '/' || has_dotdot(path))
                 return -EINVAL;
-        if (!root || !*root || streq(root, "/"))
+        if (sysroot_is_host(root))
                 p = strdup(path);
         else {
                 size_t rl = strlen(root);

@@ -19,6 +19,9 @@
  */
 int sysroot_path(const char *root, const char *path, char **ret);
 
+/* Whether root is the real system's (NULL, "", or only slashes): sysroot_path() then leaves paths as they are. */
+bool sysroot_is_host(const char *root);
+
 /*
  * Reads a one-value kernel file: the content with one trailing newline
  * removed. -ENODATA when empty, -EBADMSG when larger than SYSFS_VALUE_MAX or

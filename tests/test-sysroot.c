@@ -102,6 +102,9 @@ START_TEST(test_sysroot_path_without_root_is_a_copy) {
         assert_path("", path, path);
         assert_path("/", path, path);
         assert_path("/", "/", "/");
+        assert_path("//", path, path);
+        ck_assert(sysroot_is_host(NULL) && sysroot_is_host("") && sysroot_is_host("/") && sysroot_is_host("//"));
+        ck_assert(!sysroot_is_host("/tmp/x") && !sysroot_is_host("x"));
 }
 END_TEST
 

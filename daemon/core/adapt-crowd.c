@@ -22,11 +22,8 @@
 #include "control.h"
 #include "log.h"
 #include "macro.h"
+#include "sysroot.h"
 #include "workload.h"
-
-static bool real_proc(const AdaptCrowd *c) {
-        return streq(c->sysroot ?: "/", "/");
-}
 
 void adapt_crowd_init(AdaptCrowd *c, Monitor *monitor, sd_event *event, const char *sysroot,
                       void (*exited)(void *userdata), void *userdata) {
@@ -83,7 +80,7 @@ static bool watched(const AdaptCrowd *c, int pid) {
 static void watch(AdaptCrowd *c) {
         int pids[ADAPT_CROWD_PROCS_MAX], n, fd, r;
 
-        if (c->exit_off || !real_proc(c))
+        if (c->exit_off || !sysroot_is_host(c->sysroot))
                 return;
         n = monitor_crowd_pids(c->monitor, pids, ELEMENTSOF(pids));
         if (n < 0)

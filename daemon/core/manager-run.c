@@ -19,6 +19,7 @@
 #include "manager.h"
 #include "napi-backend.h"
 #include "strv.h"
+#include "sysroot.h"
 
 /* How often values are compared with what netpolld last wrote, to notice outside changes. */
 #define OWNERSHIP_CHECK_USEC (2 * UINT64_C(1000000))
@@ -187,7 +188,7 @@ int manager_run(Manager *m, const char *bus_address) {
                 return log_oom();
         m->napi_backend = napi_backend_ops(m->napi);
         /* Device-wide per-NAPI knobs (irq-suspend-timeout@DEV) read the real kernel: not below a test sysroot. */
-        if (streq(m->sysroot ?: "/", "/"))
+        if (sysroot_is_host(m->sysroot))
                 knob_set_napi_source(napi_backend_knob_source(m->napi));
 
         r = manager_start(m, TAKE_PTR(config), TAKE_PTR(profile), &msg);
