@@ -4,7 +4,7 @@
  *
  *   rr server --bind ADDR --port PORT [--max-time SECONDS]
  *   rr client --host ADDR --port PORT [--sessions N] [--duration SECONDS]
- *             [--warmup SECONDS]
+ *             [--warmup SECONDS] [--think-us N]
  *
  * Each session is one TCP connection driven by one thread (client) and served
  * by one thread (server), both using plain blocking send()/recv(): that is the
@@ -23,6 +23,10 @@
  * really had, whatever the sysctl was changed to while it ran.
  * Both sides stop by themselves: the client after warmup + duration, the
  * server after --max-time (default 3600 s) or on SIGTERM/SIGINT.
+ * --think-us N makes each session spin N microseconds in user mode after
+ * each transaction (reading the clock, no system call), as a paced load
+ * generator does: a client that spends more CPU in user mode than in the
+ * kernel, although all it does is drive its own server.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -216,6 +220,7 @@ static int run_server(const struct sockaddr_in *sa, double max_time) {
 /* ---- client ------------------------------------------------------------ */
 
 static atomic_int phase;        /* 0 warm-up, 1 measuring, 2 stop */
+static uint64_t think_ns;       /* --think-us: user-mode spin after each transaction */
 
 typedef struct Session {
         pthread_t thread;
@@ -246,6 +251,8 @@ static void *drive_session(void *arg) {
                 uint64_t t1 = now_ns();
                 if (p == 1)
                         hist_add(&s->hist, t1 - t0);
+                while (think_ns > 0 && now_ns() - t1 < think_ns)
+                        ;
         }
         return NULL;
 }
@@ -358,7 +365,7 @@ out:
 static void usage(FILE *f) {
         fputs("Usage: rr server --bind ADDR --port PORT [--max-time SECONDS]\n"
               "       rr client --host ADDR --port PORT [--sessions N] [--duration SECONDS]\n"
-              "                 [--warmup SECONDS]\n"
+              "                 [--warmup SECONDS] [--think-us N]\n"
               "1-byte TCP request/response; the client prints transactions/s and latency\n"
               "percentiles (microseconds) as key=value pairs.\n", f);
 }
@@ -372,11 +379,12 @@ int main(int argc, char **argv) {
                 { "duration", required_argument, NULL, 'd' },
                 { "warmup",   required_argument, NULL, 'w' },
                 { "max-time", required_argument, NULL, 'm' },
+                { "think-us", required_argument, NULL, 't' },
                 { "help",     no_argument,       NULL, 'h' },
                 {}
         };
         const char *addr = NULL;
-        unsigned long port = 0, sessions = 1;
+        unsigned long port = 0, sessions = 1, think_us = 0;
         double duration = 5.0, warmup = 1.0, max_time = 3600.0;
         int c;
 
@@ -427,6 +435,13 @@ int main(int argc, char **argv) {
                                 fprintf(stderr, "rr: --max-time: expected 1..86400 seconds, got \"%s\"\n", optarg);
                                 return 2;
                         }
+                        break;
+                case 't':
+                        if (parse_uint(optarg, 0, 1000000, &think_us) < 0) {
+                                fprintf(stderr, "rr: --think-us: expected 0..1000000, got \"%s\"\n", optarg);
+                                return 2;
+                        }
+                        think_ns = (uint64_t) think_us * 1000;
                         break;
                 case 'h':
                         usage(stdout);

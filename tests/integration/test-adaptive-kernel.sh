@@ -232,6 +232,64 @@ case_traffic_completed() {
         grep -q "errors=0" "$TMP/client.log" || fail "the client saw errors" "$(cat "$TMP/client.log")"
 }
 
+# A paced client (rr --think-us: it spins in user mode between transactions)
+# is the only task on the polling CPU: CPU-bound by what netpolld reads, yet
+# all it does is drive its server. With a CPU-bound task beside it both wait,
+# so both join the crowd; once that task ends, busy polling tries again at
+# once (a part of the crowd ended), runs beside the client through the try,
+# and the client becomes a companion, named in the log and never yielded to
+# again: the next CPU-bound task's crowd is that task alone.
+case_companion() {
+        need_daemon || return
+        [ "$QUIET" = yes ] || { skip "no quiet baseline"; return; }
+        local client hog from
+        ip netns exec "$NSS" taskset -c 1 "$RR" server --bind 10.231.0.2 --port 7778 --max-time 60 \
+                >"$TMP/server2.log" 2>&1 &
+        STARTED_PIDS+=("$!")
+        sleep 0.5
+        ip netns exec "$NSC" taskset -c 0 "$RR" client --host 10.231.0.2 --port 7778 --duration 40 \
+                --think-us 300 >"$TMP/client2.log" 2>&1 &
+        client=$!
+        STARTED_PIDS+=("$client")
+        wait_for 20 busy_read_is 50 || { skip "busy polling did not come back with the paced client alone"; return; }
+        sleep 1
+        busy_read_is 50 || { skip "the paced client alone made busy polling yield (host busy?)"; return; }
+
+        from=$(wc -l <"$LOG")
+        taskset -c 0 sh -c 'while :; do :; done' &
+        hog=$!
+        STARTED_PIDS+=("$hog")
+        if ! wait_for 20 busy_read_is 0; then
+                fail "busy_read stayed $(busy_read) with a CPU-bound task beside the client"
+                kill_and_wait "$hog"
+                return
+        fi
+        sleep 1 # the crowd is marked from the yield on: both tasks wait until busy polling stops
+        kill_and_wait "$hog"
+        wait_for 20 log_matches "busy polling ran beside .*rr\[$client\].* through its probe" ||
+                fail "the client did not become a companion after the CPU-bound task ended" \
+                        "$(tail -n +"$((from + 1))" "$LOG" | grep "busy")"
+        wait_for 20 busy_read_is 50 || fail "busy_read stayed $(busy_read) after the CPU-bound task ended"
+        tail -n +"$((from + 1))" "$LOG" | grep "busy" | sed 's/^/# /'
+
+        from=$(wc -l <"$LOG")
+        taskset -c 0 sh -c 'while :; do :; done' &
+        hog=$!
+        STARTED_PIDS+=("$hog")
+        if wait_for 20 busy_read_is 0 &&
+                wait_for 5 log_matches "busy polling yields to the CPU-bound tasks of .*sh\[$hog\]"; then
+                if tail -n +"$((from + 1))" "$LOG" | grep "busy polling yields to the CPU-bound" | grep -q "rr\[$client\]"; then
+                        fail "busy polling yielded to its companion rr[$client] again" \
+                                "$(tail -n +"$((from + 1))" "$LOG" | grep "busy polling")"
+                fi
+        else
+                fail "no yield to the second CPU-bound task sh[$hog]" "$(tail -n +"$((from + 1))" "$LOG" | grep "busy")"
+        fi
+        kill_and_wait "$hog"
+        wait_for 20 busy_read_is 50 || fail "busy_read stayed $(busy_read) after the second CPU-bound task ended"
+        kill_and_wait "$client"
+}
+
 case_stop_restores() {
         need_daemon || return
         stop_daemon TERM
@@ -247,5 +305,6 @@ run_case "a CPU-bound task on the client's CPU makes netpolld lower busy-read" c
 run_case "the yield holds while the task runs, probing with a growing back-off" case_antagonist_holds_the_yield
 run_case "busy-read comes back after the task ends" case_antagonist_gone_restores
 run_case "the traffic ran without errors" case_traffic_completed
+run_case "a paced client that joined a crowd becomes a companion once busy polling ran beside it" case_companion
 run_case "SIGTERM restores the host's busy_read and busy_poll" case_stop_restores
 tap_done
