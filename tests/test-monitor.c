@@ -8,6 +8,7 @@
  * kernel's /proc.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -873,6 +874,61 @@ START_TEST(test_crowd_described_by_process) {
 }
 END_TEST
 
+/* What adapt_crowd_mark() logs (stderr, the console target), as a string to free. */
+static char *logged_by_mark(AdaptCrowd *c) {
+        _cleanup_(freep) char *path = tu_join(root, "mark.log");
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), saved = dup(STDERR_FILENO);
+        char *text;
+
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_ge(saved, 0);
+        fflush(stderr);
+        ck_assert_int_ge(dup2(fd, STDERR_FILENO), 0);
+        adapt_crowd_mark(c, NULL);
+        fflush(stderr);
+        ck_assert_int_ge(dup2(saved, STDERR_FILENO), 0);
+        close(saved);
+        close(fd);
+        text = tu_read(root, "mark.log");
+        ck_assert_ptr_nonnull(text);
+        return text;
+}
+
+/* The log names the crowd when it is found, then each process that joins it, each once. */
+START_TEST(test_crowd_named_as_it_grows) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = NULL;
+        AdaptCrowd c;
+        char *text;
+
+        w.task[1].utime = 500; /* pid 200, CPU-bound */
+        w.task[2].utime = 300; /* pid 250, CPU-bound */
+        m = monitor_on(&w);
+        adapt_crowd_init(&c, m, NULL, root, NULL, NULL);
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        tasks_waited(&w, m, 200 * MS, (const size_t[]){ 1 }, 1);
+        text = logged_by_mark(&c);
+        ck_assert_msg(strstr(text, "busy polling yields to the CPU-bound tasks of [200]\n"), "logged: %s", text);
+        free(text);
+        tasks_waited(&w, m, 300 * MS, (const size_t[]){ 1, 2 }, 2);
+        text = logged_by_mark(&c);
+        ck_assert_msg(strstr(text, "busy polling also yields to the CPU-bound tasks of [250]\n") && !strstr(text, "[200]"),
+                      "logged: %s", text);
+        free(text);
+        tasks_waited(&w, m, 400 * MS, (const size_t[]){ 1, 2 }, 2);
+        text = logged_by_mark(&c);
+        ck_assert_msg(!strstr(text, "yields"), "named again: %s", text);
+        free(text);
+        /* A new yield names them afresh. */
+        adapt_crowd_clear(&c);
+        tasks_waited(&w, m, 500 * MS, (const size_t[]){ 2 }, 1);
+        text = logged_by_mark(&c);
+        ck_assert_msg(strstr(text, "busy polling yields to the CPU-bound tasks of [250]\n"), "logged: %s", text);
+        free(text);
+        adapt_crowd_done(&c);
+}
+END_TEST
+
 /*
  * The crowd's tasks that still run when a probe stood become companions
  * (adapt_crowd_accept()): they never join a crowd again (also after /proc is
@@ -1155,6 +1211,7 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_tasks_scan_gate_follows_the_threshold);
         tcase_add_test(tc, test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited);
         tcase_add_test(tc, test_sampler_companions_never_join_the_crowd);
+        tcase_add_test(tc, test_crowd_named_as_it_grows);
         tcase_add_test(tc, test_sampler_crowd_needs_the_tasks_source);
         tcase_add_test(tc, test_sampler_tasks_listed_again_only_when_one_was_created);
         tcase_add_test(tc, test_sampler_tasks_listed_at_once_when_told);

@@ -52,6 +52,7 @@ void adapt_crowd_clear(AdaptCrowd *c) {
         unwatch(c);
         c->following = c->found = false;
         c->exit_off = false;
+        c->n_named = 0;
 }
 
 static int on_process_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -123,18 +124,12 @@ off:
         c->exit_off = true;
 }
 
-int adapt_crowd_describe(const AdaptCrowd *c, char *buf, size_t size) {
-        int pids[ADAPT_CROWD_PROCS_MAX], n;
+/* "COMM[PID], ..." of the n pids into buf (size > 0), a PID whose stat is gone as "[PID]"; returns the length. */
+static size_t name_pids(const AdaptCrowd *c, const int *pids, size_t n, char *buf, size_t size) {
         size_t at = 0;
 
-        if (size > 0)
-                buf[0] = '\0';
-        if (!c->monitor)
-                return -EOPNOTSUPP;
-        n = monitor_crowd_pids(c->monitor, pids, ELEMENTSOF(pids));
-        if (n < 0)
-                return n;
-        for (int i = 0; i < MIN(n, (int)ELEMENTSOF(pids)) && at < size; i++) {
+        buf[0] = '\0';
+        for (size_t i = 0; i < n && at < size; i++) {
                 char comm[64];
                 int k;
 
@@ -144,20 +139,59 @@ int adapt_crowd_describe(const AdaptCrowd *c, char *buf, size_t size) {
                         k = snprintf(buf + at, size - at, "%s[%d]", i > 0 ? ", " : "", pids[i]);
                 at += k > 0 ? (size_t)k : 0;
         }
-        if (n > (int)ELEMENTSOF(pids) && at < size)
+        return MIN(at, size - 1);
+}
+
+int adapt_crowd_describe(const AdaptCrowd *c, char *buf, size_t size) {
+        int pids[ADAPT_CROWD_PROCS_MAX], n;
+        size_t at;
+
+        if (size > 0)
+                buf[0] = '\0';
+        if (!c->monitor)
+                return -EOPNOTSUPP;
+        n = monitor_crowd_pids(c->monitor, pids, ELEMENTSOF(pids));
+        if (n < 0 || size == 0)
+                return n;
+        at = name_pids(c, pids, MIN((size_t)n, ELEMENTSOF(pids)), buf, size);
+        if (n > (int)ELEMENTSOF(pids) && at + 1 < size)
                 snprintf(buf + at, size - at, " and %d more", n - (int)ELEMENTSOF(pids));
         return n;
 }
 
-void adapt_crowd_mark(AdaptCrowd *c, const CpuSet *cpus) {
+/* Logs the crowd's processes the log has not named in this yield, while fewer than the array holds were. */
+static void name_new(AdaptCrowd *c) {
+        int pids[ADAPT_CROWD_PROCS_MAX], fresh[ADAPT_CROWD_PROCS_MAX], n;
+        size_t n_fresh = 0;
         char names[512];
+
+        n = monitor_crowd_pids(c->monitor, pids, ELEMENTSOF(pids));
+        for (int i = 0; i < MIN(n, (int)ELEMENTSOF(pids)) && c->n_named < ELEMENTSOF(c->named); i++) {
+                bool seen = false;
+
+                for (size_t j = 0; j < c->n_named && !seen; j++)
+                        seen = c->named[j] == pids[i];
+                if (!seen)
+                        fresh[n_fresh++] = c->named[c->n_named++] = pids[i];
+        }
+        if (n_fresh == 0)
+                return;
+        name_pids(c, fresh, n_fresh, names, sizeof(names));
+        if (c->n_named == n_fresh)
+                log_info("busy polling yields to the CPU-bound tasks of %s%s", names,
+                         n > (int)n_fresh ? " and more" : "");
+        else
+                log_info("busy polling also yields to the CPU-bound tasks of %s", names);
+}
+
+void adapt_crowd_mark(AdaptCrowd *c, const CpuSet *cpus) {
         int r;
 
         r = monitor_mark_crowd(c->monitor, cpus, CONTROL_CROWD_QUIET_MILLI);
-        if (r > 0)
+        if (r > 0) {
                 watch(c);
-        if (r > 0 && !c->found && adapt_crowd_describe(c, names, sizeof(names)) > 0)
-                log_info("busy polling yields to the CPU-bound tasks of %s", names);
+                name_new(c);
+        }
         c->following = r >= 0;
         c->found = c->found || r > 0;
 }

@@ -5,9 +5,10 @@
  * polling yields, each sample that asks for it marks the tasks that waited;
  * the crowd's processes are watched for their exit, so that the sample after
  * each one's end comes at once (the last one's ends the yield, an earlier
- * one's may begin a probe), and they are named in the log: at the yield,
- * when a probe tries busy polling again beside the ones that still run, and
- * when those ran beside it through the probe and become companions.
+ * one's may begin a probe), and they are named in the log: at the yield
+ * (and each one that joins later), when a probe tries busy polling again
+ * beside the ones that still run, and when those ran beside it through the
+ * probe and become companions.
  */
 #pragma once
 
@@ -31,6 +32,8 @@ typedef struct AdaptCrowd {
         sd_event_source *exit[ADAPT_CROWD_PROCS_MAX]; /* pidfds, readable once the process exited */
         int exit_pid[ADAPT_CROWD_PROCS_MAX];
         size_t n_exit;
+        int named[ADAPT_CROWD_PROCS_MAX]; /* processes the log named in this yield */
+        size_t n_named;
         bool exit_off;  /* until the crowd clears: it outgrew the array, or a pidfd could not be had */
         bool following; /* the monitor follows a crowd */
         bool found;     /* a task joined it in this yield (ControlInput.crowd_found) */
@@ -46,7 +49,9 @@ void adapt_crowd_done(AdaptCrowd *c);
 /*
  * After a sample whose step asks for marking (ControlState.mark_crowd): adds
  * the tasks that waited on cpus (NULL: every CPU) to the crowd, watches its
- * new processes, and names the crowd in the log when it is first found.
+ * new processes, and names them in the log: the crowd when it is first
+ * found, and then each process that joins it (up to ADAPT_CROWD_PROCS_MAX
+ * named in a yield).
  */
 void adapt_crowd_mark(AdaptCrowd *c, const CpuSet *cpus);
 
