@@ -87,11 +87,13 @@ static int sim_step(Sim *s, uint64_t runnable_milli, uint64_t squeeze, uint64_t 
                 }
                 ck_assert_msg(k->supported && k->movable, "%s moved though not movable", control_knob_name(d->knob));
                 ck_assert_uint_ne(d->value, k->current);
-                /* The dwell holds for every move but a yield's first for a neighbour: right after a probe
-                 * (the probe failed), or once a CPU-bound task joined the crowd. */
+                /* The dwell holds for every move but a yield's first for a neighbour (right after a probe,
+                 * the probe failed, or once a CPU-bound task joined the crowd), and the return its end brought. */
                 if (s->moves[d->knob] > 0 &&
                     !(d->cause == CONTROL_CAUSE_CONTENTION && s->cause[d->knob] != CONTROL_CAUSE_CONTENTION &&
-                      (s->cause[d->knob] == CONTROL_CAUSE_PROBE || (s->in.crowd_known && s->in.crowd_found))))
+                      (s->cause[d->knob] == CONTROL_CAUSE_PROBE || (s->in.crowd_known && s->in.crowd_found))) &&
+                    !(d->cause == CONTROL_CAUSE_UNCONTENDED && s->cause[d->knob] == CONTROL_CAUSE_CONTENTION &&
+                      s->in.crowd_known && s->in.crowd_found && s->in.crowd_tasks == 0))
                         ck_assert_msg((s->step - s->at[d->knob][s->moves[d->knob] - 1]) * INTERVAL_US >=
                                               s->cfg.min_dwell_us,
                                       "%s moved twice within the dwell time", control_knob_name(d->knob));
@@ -783,6 +785,55 @@ START_TEST(test_control_yield_for_a_cpu_bound_neighbour_skips_the_dwell) {
 }
 END_TEST
 
+/*
+ * The return that the crowd's end brought (every task of a found crowd
+ * exited) does not wait for min-dwell; one whose crowd merely went quiet (a
+ * neighbour that sleeps) does, and so does a failed write of that return.
+ */
+START_TEST(test_control_return_after_the_crowd_ended_skips_the_dwell) {
+        for (int exited = 0; exited <= 1; exited++) {
+                unsigned yield_at;
+                Sim s;
+
+                sim_crowd_yield(&s);
+                yield_at = s.at[CONTROL_BUSY_POLL][0];
+                s.in.crowd_tasks = 1;
+                s.in.crowd_milli = 900;
+                sim_step(&s, 1000, 0, 0);
+                s.in.crowd_tasks = exited ? 0 : 1; /* it exited, or it sleeps */
+                s.in.crowd_milli = 0;
+                while (s.moves[CONTROL_BUSY_POLL] == 1 && s.step < 100)
+                        sim_step(&s, 0, 0, 0);
+                ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_UNCONTENDED);
+                ck_assert_uint_eq(s.at[CONTROL_BUSY_POLL][1], exited ? yield_at + 3 : yield_at + 5);
+                ck_assert_uint_eq(s.at[CONTROL_BUSY_READ][1], s.at[CONTROL_BUSY_POLL][1]);
+        }
+
+        /* The write of that return fails: tried at once, again after the dwell. */
+        {
+                unsigned yield_at;
+                Sim s;
+
+                sim_crowd_yield(&s);
+                yield_at = s.at[CONTROL_BUSY_POLL][0];
+                s.in.crowd_tasks = 1;
+                s.in.crowd_milli = 900;
+                sim_step(&s, 1000, 0, 0);
+                s.in.crowd_tasks = 0;
+                s.in.crowd_milli = 0;
+                s.apply = false;
+                sim_steps(&s, 2, 0, 0, 0);
+                ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 2);
+                ck_assert_uint_eq(s.at[CONTROL_BUSY_POLL][1], yield_at + 3);
+                s.in.crowd_found = false; /* the caller forgets the crowd once busy polling came back */
+                sim_steps(&s, 4, 0, 0, 0);
+                ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 2);
+                sim_step(&s, 0, 0, 0);
+                ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 3);
+        }
+}
+END_TEST
+
 /* ---- busy polling pays ---- */
 
 static void sim_pay(Sim *s) {
@@ -1262,6 +1313,7 @@ static Suite *control_suite(void) {
         tcase_add_test(tc, test_control_probe_is_looked_at_soon);
         tcase_add_test(tc, test_control_crowd_that_shrinks_is_probed_at_once);
         tcase_add_test(tc, test_control_yield_for_a_cpu_bound_neighbour_skips_the_dwell);
+        tcase_add_test(tc, test_control_return_after_the_crowd_ended_skips_the_dwell);
         tcase_add_test(tc, test_control_polling_without_packets_for_a_window_stops);
         tcase_add_test(tc, test_control_unpaid_polling_retries_with_growing_back_off);
         tcase_add_test(tc, test_control_yielding_time_is_not_unpaid);

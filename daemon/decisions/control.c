@@ -88,7 +88,13 @@ static bool may_move(const ControlState *s, const ControlInput *in, ControlKnob 
 }
 
 /*
- * A yield known to be for a neighbour does not wait for min-dwell: its first
+ * A move known to be about a neighbour does not wait for min-dwell. A
+ * return that the crowd's end brought (every task of it exited: a found
+ * crowd, so the yield was for CPU-bound work, not the app's own threads)
+ * comes at once, as a failed write of it is retried after the dwell: with
+ * the dwell, a neighbour whose yield came soon after a return (below) held
+ * busy polling down for the rest of it after it exited (237-367 ms after
+ * the neighbour's end in the 3-repetition run of c4d7068). A yield's first
  * move of k (a yield whose write failed is retried after the dwell) comes at
  * once when
  *  - a CPU-bound task joined its crowd (crowd_found): the dwell damps busy
@@ -106,6 +112,9 @@ static bool may_move(const ControlState *s, const ControlInput *in, ControlKnob 
  */
 static bool dwell_waived(const ControlState *s, const ControlInput *in, ControlKnob k) {
         bool first = s->yielding && (!s->moved[k] || s->last_move_us[k] < s->yield_us);
+
+        if (s->crowd_ended)
+                return true;
         bool probe_failed = s->probe_us != 0 && in->now_us - s->probe_us < CONTROL_PROBE_FAILED_US &&
                             s->moved[k] && s->last_move_us[k] == s->probe_us;
 
@@ -196,7 +205,7 @@ static void update_yield(ControlState *s, const ControlInput *in, unsigned hold)
                 s->load_low = inc(s->load_low);
                 s->load_high = 0;
         }
-        s->probing = s->probe_early = false;
+        s->probing = s->probe_early = s->crowd_ended = false;
         s->crowd_milli = in->crowd_known ? in->crowd_milli : 0;
         if (!s->yielding) {
                 if (s->load_high < hold)
@@ -219,6 +228,7 @@ static void update_yield(ControlState *s, const ControlInput *in, unsigned hold)
                 if (s->load_low >= hold && s->crowd_quiet >= hold) {
                         s->yielding = false;
                         s->looks = 0;
+                        s->crowd_ended = in->crowd_known && in->crowd_found && in->crowd_tasks == 0;
                 } else if (s->load_low >= hold &&
                            (in->now_us - s->yield_us >= probe_after_us(s) || crowd_shrank(s, in))) {
                         s->probe_early = in->now_us - s->yield_us < probe_after_us(s);
@@ -339,7 +349,8 @@ static void step_yield(Step *st, ControlKnob k) {
         bool contended = st->s->yielding && !st->s->kernel_yields;
 
         target = contended || st->s->unpaid ? MIN(ki->home, cfg->busy_poll_floor_us) : ki->home;
-        if (target == ki->current || !may_move(st->s, st->in, k, !(contended && dwell_waived(st->s, st->in, k))))
+        if (target == ki->current ||
+            !may_move(st->s, st->in, k, !((contended || (!st->s->yielding && !st->s->unpaid)) && dwell_waived(st->s, st->in, k))))
                 return;
         runnable_text(now, sizeof(now), st->in);
         milli(thr, sizeof(thr), cfg->runqueue_threshold_milli);

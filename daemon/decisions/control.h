@@ -54,14 +54,16 @@
  *    sample they step back down, never below home.
  *  - backlog drops for [hold] samples: one advice (no write) naming
  *    netdev-max-backlog.
- *  - no knob moves twice within [min_dwell_us], but for a yield known to be
+ *  - no knob moves twice within [min_dwell_us], but for the return that the
+ *    crowd's end brought (every task of a found crowd exited: crowd_tasks 0)
+ *    and for a yield known to be
  *    for a neighbour: once a CPU-bound task joined its crowd (crowd_found;
  *    the dwell damps flapping against the app's own threads, which are never
  *    CPU-bound, and a CPU-bound crowd holds the yield until it is quiet or a
  *    probe), or when it begins within CONTROL_PROBE_FAILED_US of a probe (the
  *    probe failed: the back-off between probes bounds those moves). Only the
- *    knob's first move in the yield: a failed write is retried after the
- *    dwell. Knobs that are unsupported or not movable are never in a decision.
+ *    knob's first move in the yield or the return: a failed write is retried
+ *    after the dwell. Knobs that are unsupported or not movable are never in a decision.
  *  - [enabled] false: no decisions (and the hysteresis counters restart).
  *
  * Rest (when the caller samples): busy polling spins only inside reads that
@@ -239,6 +241,7 @@ typedef struct ControlState {
         unsigned failed_probes;   /* probes in a row that ended in a yield within CONTROL_PROBE_FAILED_US */
         bool probing;             /* this step ended a yield as a probe */
         bool probe_early;         /* ... because a part of the crowd ended */
+        bool crowd_ended;         /* this step ended a yield because every task of its crowd exited */
         size_t crowd_peak;        /* the most crowd tasks that had not ended, in this yield */
         unsigned looks;           /* short samples left after a probe or a yield's start (see Confirmation) */
         uint64_t busy_us;         /* last step with traffic or anything pending (see resting) */
