@@ -874,6 +874,27 @@ START_TEST(test_crowd_described_by_process) {
 }
 END_TEST
 
+/* A CPU-bound task created since the last listing can join the crowd at the scan that lists it. */
+START_TEST(test_sampler_new_task_joins_the_crowd_when_listed) {
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        w.task[3].pid = w.task[3].tid = 300; /* born since: it ran 40 ms and waited 30 */
+        w.task[3].utime = 10;
+        w.task[3].run_ns = 40 * MS;
+        w.task[3].delay_ns = 30 * MS;
+        w.last_pid = 301;
+        w.psi_total_us += 30000;
+        world_write(&w);
+        monitor_woken(m);
+        ck_assert_int_eq(monitor_sample(m, 200 * MS), 1);
+        ck_assert_uint_eq(monitor_system(m)->tasks_tracked, 4);
+        ck_assert_uint_eq(monitor_cpu(m, 0)->runnable_milli, 300);
+        ck_assert_int_eq(monitor_mark_crowd(m, NULL, 100), 1);
+}
+END_TEST
+
 /* What adapt_crowd_mark() logs (stderr, the console target), as a string to free. */
 static char *logged_by_mark(AdaptCrowd *c) {
         _cleanup_(freep) char *path = tu_join(root, "mark.log");
@@ -1212,6 +1233,7 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_tasks_crowd_is_the_cpu_bound_tasks_that_waited);
         tcase_add_test(tc, test_sampler_companions_never_join_the_crowd);
         tcase_add_test(tc, test_crowd_named_as_it_grows);
+        tcase_add_test(tc, test_sampler_new_task_joins_the_crowd_when_listed);
         tcase_add_test(tc, test_sampler_crowd_needs_the_tasks_source);
         tcase_add_test(tc, test_sampler_tasks_listed_again_only_when_one_was_created);
         tcase_add_test(tc, test_sampler_tasks_listed_at_once_when_told);

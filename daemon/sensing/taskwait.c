@@ -49,8 +49,9 @@ struct TaskWait {
         uint64_t scanned_ns, scan_dt_ns; /* the last full scan (the caller's clock) and the time it covered */
         uint64_t listed_ns; /* when /proc was last listed (the caller's clock; 0 for task_wait_new()) */
         /*
-         * While a listing runs: how much of a newly found task's delay counts at
-         * its first scan (the time since the previous listing; 0 for the first).
+         * While a listing runs: how much of a newly found task's delay and run
+         * count at its first scan (the time since the previous listing; 0 for
+         * the first).
          */
         uint64_t new_delay_max_ns;
         int *ignore;        /* task_wait_ignore(), sorted */
@@ -169,10 +170,12 @@ static void take_task(TaskWait *t, size_t *n_next, int pid, int tid) {
          * A task found by a later listing was created since the previous one (or
          * left untracked until now): the delay it gathered since then counts at
          * this scan, so a new neighbour counts as soon as it is listed rather
-         * than a scan later.
+         * than a scan later; and so does its run, so that a CPU-bound one can
+         * join the crowd at that scan (task_wait_mark_crowd() wants it to have
+         * run): once busy polling yields it runs alone and hardly waits again.
          */
         k.delay_ns = ts.delay_ns - MIN(ts.delay_ns, t->new_delay_max_ns);
-        k.run_ns = ts.run_ns;
+        k.run_ns = ts.run_ns - MIN(ts.run_ns, t->new_delay_max_ns);
         t->next[(*n_next)++] = k;
 }
 
