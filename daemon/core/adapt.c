@@ -590,9 +590,11 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                 }
         if (a->state.probe_held && a->crowd.following)
                 adapt_crowd_accept(&a->crowd);
-        if (a->state.mark_crowd && in.crowd_known)
+        if (a->state.mark_crowd && in.crowd_known) {
                 adapt_crowd_mark(&a->crowd, poll);
-        else if (!a->state.yielding && !a->state.trying && a->crowd.following)
+                if (!a->crowd.found)
+                        monitor_woken(a->monitor); /* the next mark reads every task afresh (monitor.h) */
+        } else if (!a->state.yielding && !a->state.trying && a->crowd.following)
                 adapt_crowd_clear(&a->crowd); /* busy polling came back: the crowd is over */
         for (int i = 0; i < n; i++) {
                 const char *name = control_knob_name(out[i].knob);

@@ -176,7 +176,10 @@ int monitor_crowd_pids(const Monitor *m, int *pids, size_t max);
  * waiting just now: the next sample scans the tasks even where PSI's growth
  * over the whole time since the last sample is below the scan gate (a short
  * wait at the end of a long rest is what the caller wants to see), and lists
- * new tasks, however soon (task_wait_list_next()).
+ * new tasks, however soon (task_wait_list_next()). The adapter also asks
+ * for it after each mark that found no CPU-bound task yet: a neighbour that
+ * runs alone since busy polling stopped waits too little for the gate, and
+ * what the last full scan read of it is stale.
  */
 void monitor_woken(Monitor *m);
 /* Tasks never counted as waiting (task_wait_ignore()); -EOPNOTSUPP unless the source is tasks. */
