@@ -88,15 +88,14 @@ static bool may_move(const ControlState *s, const ControlInput *in, ControlKnob 
 }
 
 /*
- * A move known to be about a neighbour does not wait for min-dwell. A
- * return that the crowd's end brought (every task of it exited: a found
- * crowd, so the yield was for CPU-bound work, not the app's own threads)
- * comes at once, as a failed write of it is retried after the dwell: with
- * the dwell, a neighbour whose yield came soon after a return (below) held
- * busy polling down for the rest of it after it exited (237-367 ms after
- * the neighbour's end in the 3-repetition run of c4d7068). A yield's first
- * move of k (a yield whose write failed is retried after the dwell) comes at
- * once when
+ * A move known to be about a neighbour does not wait for min-dwell; a
+ * failed write of it is retried after the dwell. The return that the
+ * crowd's end brought (every task of a found crowd exited, so the yield was
+ * for CPU-bound work, not the app's own threads) comes at once: with the
+ * dwell, a neighbour whose yield came soon after a return (below) held busy
+ * polling down for the rest of it after it exited (237-367 ms after the
+ * neighbour's end in the 3-repetition run of c4d7068). A yield's first move
+ * of k comes at once when
  *  - a CPU-bound task joined its crowd (crowd_found): the dwell damps busy
  *    polling's flapping against the app's own threads (servers woken by
  *    their packets, never CPU-bound: taskwait.h), while a CPU-bound crowd
@@ -111,13 +110,13 @@ static bool may_move(const ControlState *s, const ControlInput *in, ControlKnob 
  * 45 closed-loop phases then moved more than twice, 3 with it.)
  */
 static bool dwell_waived(const ControlState *s, const ControlInput *in, ControlKnob k) {
-        bool first = s->yielding && (!s->moved[k] || s->last_move_us[k] < s->yield_us);
+        bool first, probe_failed;
 
-        if (s->crowd_ended)
-                return true;
-        bool probe_failed = s->probe_us != 0 && in->now_us - s->probe_us < CONTROL_PROBE_FAILED_US &&
-                            s->moved[k] && s->last_move_us[k] == s->probe_us;
-
+        if (s->crowd_ended) /* set only in the step that ended the yield */
+                return !s->unpaid;
+        first = s->yielding && !s->kernel_yields && (!s->moved[k] || s->last_move_us[k] < s->yield_us);
+        probe_failed = s->probe_us != 0 && in->now_us - s->probe_us < CONTROL_PROBE_FAILED_US && s->moved[k] &&
+                       s->last_move_us[k] == s->probe_us;
         return first && (probe_failed || (in->crowd_known && in->crowd_found));
 }
 
@@ -349,8 +348,7 @@ static void step_yield(Step *st, ControlKnob k) {
         bool contended = st->s->yielding && !st->s->kernel_yields;
 
         target = contended || st->s->unpaid ? MIN(ki->home, cfg->busy_poll_floor_us) : ki->home;
-        if (target == ki->current ||
-            !may_move(st->s, st->in, k, !((contended || (!st->s->yielding && !st->s->unpaid)) && dwell_waived(st->s, st->in, k))))
+        if (target == ki->current || !may_move(st->s, st->in, k, !dwell_waived(st->s, st->in, k)))
                 return;
         runnable_text(now, sizeof(now), st->in);
         milli(thr, sizeof(thr), cfg->runqueue_threshold_milli);
