@@ -790,18 +790,25 @@ END_TEST
  * exited) does not wait for min-dwell; one whose crowd merely went quiet (a
  * neighbour that sleeps) does, and so does a failed write of that return.
  */
+/* A yield to one running neighbour, which then exits (or sleeps); returns the step of the yield. */
+static unsigned sim_neighbour_leaves(Sim *s, bool exited) {
+        unsigned yield_at;
+
+        sim_crowd_yield(s);
+        yield_at = s->at[CONTROL_BUSY_POLL][0];
+        s->in.crowd_tasks = 1;
+        s->in.crowd_milli = 900;
+        sim_step(s, 1000, 0, 0);
+        s->in.crowd_tasks = exited ? 0 : 1;
+        s->in.crowd_milli = 0;
+        return yield_at;
+}
+
 START_TEST(test_control_return_after_the_crowd_ended_skips_the_dwell) {
         for (int exited = 0; exited <= 1; exited++) {
-                unsigned yield_at;
                 Sim s;
+                unsigned yield_at = sim_neighbour_leaves(&s, exited);
 
-                sim_crowd_yield(&s);
-                yield_at = s.at[CONTROL_BUSY_POLL][0];
-                s.in.crowd_tasks = 1;
-                s.in.crowd_milli = 900;
-                sim_step(&s, 1000, 0, 0);
-                s.in.crowd_tasks = exited ? 0 : 1; /* it exited, or it sleeps */
-                s.in.crowd_milli = 0;
                 while (s.moves[CONTROL_BUSY_POLL] == 1 && s.step < 100)
                         sim_step(&s, 0, 0, 0);
                 ck_assert_int_eq(s.last[0].cause, CONTROL_CAUSE_UNCONTENDED);
@@ -811,16 +818,9 @@ START_TEST(test_control_return_after_the_crowd_ended_skips_the_dwell) {
 
         /* The write of that return fails: tried at once, again after the dwell. */
         {
-                unsigned yield_at;
                 Sim s;
+                unsigned yield_at = sim_neighbour_leaves(&s, true);
 
-                sim_crowd_yield(&s);
-                yield_at = s.at[CONTROL_BUSY_POLL][0];
-                s.in.crowd_tasks = 1;
-                s.in.crowd_milli = 900;
-                sim_step(&s, 1000, 0, 0);
-                s.in.crowd_tasks = 0;
-                s.in.crowd_milli = 0;
                 s.apply = false;
                 sim_steps(&s, 2, 0, 0, 0);
                 ck_assert_uint_eq(s.moves[CONTROL_BUSY_POLL], 2);
