@@ -78,17 +78,15 @@ static bool watched(const AdaptCrowd *c, int pid) {
         return false;
 }
 
-static void watch(AdaptCrowd *c) {
-        int pids[ADAPT_CROWD_PROCS_MAX], n, fd, r;
+/* Watches the crowd's processes (pids: the first of n, monitor_crowd_pids()) for their exit. */
+static void watch(AdaptCrowd *c, const int *pids, int n) {
+        int fd, r;
 
         if (c->exit_off || !sysroot_is_host(c->sysroot))
                 return;
-        n = monitor_crowd_pids(c->monitor, pids, ELEMENTSOF(pids));
-        if (n < 0)
-                return;
-        if ((size_t)n > ELEMENTSOF(pids)) {
-                log_debug("busy polling yields to more than %zu processes: their exits are not watched",
-                          ELEMENTSOF(pids));
+        if ((size_t)n > ADAPT_CROWD_PROCS_MAX) {
+                log_debug("busy polling yields to more than %d processes: their exits are not watched",
+                          ADAPT_CROWD_PROCS_MAX);
                 goto off;
         }
         for (int i = 0; i < n; i++) {
@@ -160,13 +158,12 @@ int adapt_crowd_describe(const AdaptCrowd *c, char *buf, size_t size) {
 }
 
 /* Logs the crowd's processes the log has not named in this yield, while fewer than the array holds were. */
-static void name_new(AdaptCrowd *c) {
-        int pids[ADAPT_CROWD_PROCS_MAX], fresh[ADAPT_CROWD_PROCS_MAX], n;
+static void name_new(AdaptCrowd *c, const int *pids, int n) {
+        int fresh[ADAPT_CROWD_PROCS_MAX];
         size_t n_fresh = 0;
         char names[512];
 
-        n = monitor_crowd_pids(c->monitor, pids, ELEMENTSOF(pids));
-        for (int i = 0; i < MIN(n, (int)ELEMENTSOF(pids)) && c->n_named < ELEMENTSOF(c->named); i++) {
+        for (int i = 0; i < MIN(n, ADAPT_CROWD_PROCS_MAX) && c->n_named < ELEMENTSOF(c->named); i++) {
                 bool seen = false;
 
                 for (size_t j = 0; j < c->n_named && !seen; j++)
@@ -189,8 +186,12 @@ void adapt_crowd_mark(AdaptCrowd *c, const CpuSet *cpus) {
 
         r = monitor_mark_crowd(c->monitor, cpus, CONTROL_CROWD_QUIET_MILLI);
         if (r > 0) {
-                watch(c);
-                name_new(c);
+                int pids[ADAPT_CROWD_PROCS_MAX], n = monitor_crowd_pids(c->monitor, pids, ELEMENTSOF(pids));
+
+                if (n > 0) {
+                        watch(c, pids, n);
+                        name_new(c, pids, n);
+                }
         }
         c->following = r >= 0;
         c->found = c->found || r > 0;
