@@ -51,13 +51,18 @@ class Data:
         rows = [r for r in self.rows if r["scenario"] == scen]
         return "p99_us" if any(num(r["p99_us"]) is not None for r in rows) else "mean_us"
 
-    def ratio(self, scen, config, base, kind, key):
-        """Per-repetition ratios config/base of KEY in phases of KIND, and their median."""
-        ratios = []
+    def per_rep(self, scen, config, base, kind, key):
+        """{repetition: config/base of KEY in phases of KIND} where both were measured."""
+        out = {}
         for rep in self.reps:
             x, y = self.value(scen, config, kind, key, rep), self.value(scen, base, kind, key, rep)
             if x is not None and y:
-                ratios.append(x / y)
+                out[rep] = x / y
+        return out
+
+    def ratio(self, scen, config, base, kind, key):
+        """Per-repetition ratios config/base of KEY in phases of KIND, and their median."""
+        ratios = list(self.per_rep(scen, config, base, kind, key).values())
         return ratios, median(ratios)
 
 
@@ -151,6 +156,41 @@ def targets(d):
              [f"{k}: neighbour ÷ static0 ≥ {T_NEIGHBOUR}" for k in NEIGHBOURS] + \
              ["app ÷ static0 ≥ 1, worst phase", "p99 ÷ static0 ≤ 1, worst phase"]
     return table(header, rows), rows
+
+
+# The control: no busy polling and no adaptation, so in every phase its knobs are
+# static 0's and its ratios to static 0 measure nothing but the run's spread.
+CONTROL = "powersave"
+
+
+def spread(d):
+    """The control's per-repetition ratios to static 0 in the target table's static-0
+    columns, as lowest-highest: how far a cell moves between repetitions by chance."""
+    rows = []
+    for s in d.scenarios:
+        if not all(any(r["scenario"] == s and r["config"] == c for r in d.rows) for c in (CONTROL, BASE0)):
+            continue
+        lk = d.latency_key(s)
+        kinds = [k for k in PHASE_KINDS if any(r["scenario"] == s and r["phase"] == k for r in d.rows)]
+        row = [s]
+        for k in NEIGHBOURS:
+            row.append(span(d.per_rep(s, CONTROL, BASE0, k, "neighbour_bogo_ops_s").values())
+                       if k in kinds else "–")
+        for key, worst in (("rate", min), (lk, max)):
+            by_kind = [d.per_rep(s, CONTROL, BASE0, k, key) for k in kinds]
+            row.append(span(worst(r[rep] for r in by_kind if rep in r)
+                            for rep in d.reps if any(rep in r for r in by_kind)))
+        row.append(str(len(d.reps)))
+        rows.append(row)
+    if not rows:
+        return None
+    return table(["scenario"] + [f"{k}: neighbour ÷ static0" for k in NEIGHBOURS] +
+                 ["app ÷ static0, worst phase", "latency ÷ static0, worst phase", "repetitions"], rows)
+
+
+def span(values):
+    v = sorted(values)
+    return f"{v[0]:.2f}–{v[-1]:.2f}" if v else "–"
 
 
 # Reaction targets (issue 30): busy polling lowered within this long of the
@@ -270,6 +310,15 @@ def main():
            f"≥ {T_ALONE}× static 50 alone; neighbour ≥ {T_NEIGHBOUR}× static 0 in each neighbour "
            "phase; app ≥ static 0 and p99 ≤ static 0 in every phase kind. – means a baseline "
            "was not run.", "", t, ""]
+    sp = spread(d)
+    if sp:
+        md += ["## Spread", "",
+               f"{CONTROL} runs no busy polling and no adaptation, so in every phase its knobs are "
+               "static 0's: its ratios to static 0 are this run's spread, not an effect. Each cell is "
+               "the lowest and highest of its per-repetition ratios (the target table shows their "
+               "median). A target cell that misses by less than this spread, where the control "
+               "misses or nearly misses too, says nothing by itself; more repetitions "
+               "(--app-reps) decide it.", "", sp, ""]
     y = yields_section(os.path.join(outdir, "apps-yields.csv"))
     if y:
         md += ["## Yields", "",
