@@ -513,6 +513,7 @@ static int rearm(sd_event_source *s, uint64_t after_us) {
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         Adapter *a = userdata;
         ControlDecision out[CONTROL_DECISIONS_MAX];
+        const ControlDecision *read_move = NULL;
         const AdaptiveConfig *cfg = &a->manager->profile->adaptive;
         ControlInput in = { .cfg = cfg };
         const CpuSet *poll;
@@ -605,9 +606,15 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                 r = manager_adapt(a->manager, name, out[i].old_value, out[i].value, out[i].reason);
                 if (r == -ESTALE)
                         a->read_at_us[out[i].knob] = 0; /* read it afresh next time */
-                else if (r > 0)
+                else if (r > 0) {
                         a->decisions[out[i].knob][out[i].cause]++;
+                        if (out[i].knob == CONTROL_BUSY_READ)
+                                read_move = &out[i];
+                }
         }
+        /* Last: busy-poll's sysctl must not wait for the walk over every process's sockets. */
+        if (read_move)
+                manager_adapt_live_sockets(a->manager, read_move->old_value, read_move->value);
         return 0;
 }
 

@@ -112,6 +112,11 @@ int manager_livesock_pass(Manager *m, LiveSockPassKind kind, uint64_t old, uint6
         return (int)c.changed;
 }
 
+void manager_adapt_live_sockets(Manager *m, uint64_t old, uint64_t new) {
+        if (old != new)
+                (void)manager_livesock_pass(m, new < old ? LIVESOCK_YIELD : LIVESOCK_RETURN, old, new);
+}
+
 void manager_follow_live_sockets(Manager *m) {
         int r;
 

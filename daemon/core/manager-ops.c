@@ -223,8 +223,5 @@ int manager_adapt(Manager *m, const char *name, uint64_t expected, uint64_t valu
                 return r;
         }
         record_decision(m, ref.desc->name, expected, value, why);
-        /* Sockets copied busy-read when they were made: a yield and its return also go to the live ones. */
-        if (streq(ref.desc->name, "busy-read"))
-                (void)manager_livesock_pass(m, value < expected ? LIVESOCK_YIELD : LIVESOCK_RETURN, expected, value);
         return 1;
 }

@@ -189,6 +189,15 @@ const char *manager_profile_request(const Manager *m);
  * the value was written (or, in a dry run, logged).
  */
 int manager_adapt(Manager *m, const char *name, uint64_t expected, uint64_t value, const char *why);
+/*
+ * Sockets copied busy-read when they were made: the controller's busy-read
+ * move from old to new (a yield or its return) also goes to the live ones
+ * when [adaptive] live-sockets is on (manager-livesock.c). Call it after the
+ * step's sysctls are all written: the walk over every process takes 20-120
+ * ms on a loaded machine, and epoll applications, which read busy_poll at
+ * each wait, must not wait for it.
+ */
+void manager_adapt_live_sockets(Manager *m, uint64_t old, uint64_t new);
 
 /*
  * The Prometheus text exposition of knobs, controller decisions, busy-poll

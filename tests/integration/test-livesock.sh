@@ -71,6 +71,14 @@ expect_sockets() {
                 fail "$1: the sockets hold '$HOLDER_OUT', expected '$2'; log tail:" "$(tail -n 8 "$LOG")"
 }
 
+# log_before A B: the log's first line holding A comes before its first line holding B.
+log_before() {
+        local a b
+        a=$(grep -nF -- "$1" "$LOG" | head -n 1 | cut -d: -f1)
+        b=$(grep -nF -- "$2" "$LOG" | head -n 1 | cut -d: -f1)
+        [[ -n $a && -n $b ]] && ((a < b))
+}
+
 busy_read_is() { [ "$(cat "$ROOT/$CORE/busy_read")" == "$1" ]; }
 
 expect_busy_read() { # WHAT VALUE
@@ -96,6 +104,11 @@ case_yield_and_return() {
         expect_sockets "after the return" "a=37 b=20 c=3 d=37"
         log_has "live sockets (yield): 1 of" || fail "no log line counting the yield's sockets:" "$(cat "$LOG")"
         log_has "live sockets (return): 2 of" || fail "no log line counting the return's sockets:" "$(cat "$LOG")"
+        # busy-poll's sysctl, which epoll applications read at each wait, does not wait for the walk
+        log_before "busy-poll: 37 -> 3 " "live sockets (yield)" ||
+                fail "busy-poll's yield came after the socket walk:" "$(cat "$LOG")"
+        log_before "busy-poll: 3 -> 37 " "live sockets (return)" ||
+                fail "busy-poll's return came after the socket walk:" "$(cat "$LOG")"
         diag "$(grep -F "live sockets (" "$LOG")"
 }
 
