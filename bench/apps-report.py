@@ -46,6 +46,13 @@ class Data:
         """Median of KEY over the phases of that kind (and repetition)."""
         return median(num(r[key]) for r in self.cell(scen, config, kind, rep))
 
+    def kinds(self, scen):
+        """The phase kinds (alone and the neighbours) the scenario ran, in table order."""
+        return [k for k in PHASE_KINDS if any(r["scenario"] == scen and r["phase"] == k for r in self.rows)]
+
+    def ran(self, scen, config):
+        return any(r["scenario"] == scen and r["config"] == config for r in self.rows)
+
     def latency_key(self, scen):
         """p99_us where the phases have percentiles, else the mean (Little's law)."""
         rows = [r for r in self.rows if r["scenario"] == scen]
@@ -97,7 +104,7 @@ def summary_csv(path, d):
 
 def scenario_table(d, s):
     lk = d.latency_key(s)
-    kinds = [k for k in PHASE_KINDS if any(r["scenario"] == s and r["phase"] == k for r in d.rows)]
+    kinds = d.kinds(s)
     rows = []
     for c in d.configs:
         row = [c]
@@ -131,9 +138,9 @@ def targets(d):
     rows = []
     for s in d.scenarios:
         lk = d.latency_key(s)
-        kinds = [k for k in PHASE_KINDS if any(r["scenario"] == s and r["phase"] == k for r in d.rows)]
+        kinds = d.kinds(s)
         for c in d.configs:
-            if c in (BASE0, BASE50) or not any(r["scenario"] == s and r["config"] == c for r in d.rows):
+            if c in (BASE0, BASE50) or not d.ran(s, c):
                 continue
             alone = d.ratio(s, c, BASE50, "alone", "rate")[1]
             row = [s, c, verdict(alone, at_least=T_ALONE)]
@@ -168,10 +175,10 @@ def spread(d):
     columns, as lowest-highest: how far a cell moves between repetitions by chance."""
     rows = []
     for s in d.scenarios:
-        if not all(any(r["scenario"] == s and r["config"] == c for r in d.rows) for c in (CONTROL, BASE0)):
+        if not (d.ran(s, CONTROL) and d.ran(s, BASE0)):
             continue
         lk = d.latency_key(s)
-        kinds = [k for k in PHASE_KINDS if any(r["scenario"] == s and r["phase"] == k for r in d.rows)]
+        kinds = d.kinds(s)
         row = [s]
         for k in NEIGHBOURS:
             row.append(span(d.per_rep(s, CONTROL, BASE0, k, "neighbour_bogo_ops_s").values())
