@@ -90,17 +90,13 @@ static int property_get_syslog_identifier(sd_bus *bus, const char *path, const c
         return sd_bus_message_append(reply, "s", SYSLOG_IDENTIFIER);
 }
 
-/* Setters check privilege themselves (see bus.c's PRIVILEGED). */
-static const sd_bus_vtable log_control_vtable[] = {
+/* The setters check privilege themselves (read_new_value): BUS_PRIVILEGED, bus.h. */
+const sd_bus_vtable bus_log_control_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_WRITABLE_PROPERTY("LogLevel", "s", property_get_log_level, property_set_log_level, 0,
-                                 SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+                                 BUS_PRIVILEGED | SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_WRITABLE_PROPERTY("LogTarget", "s", property_get_log_target, property_set_log_target, 0,
-                                 SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+                                 BUS_PRIVILEGED | SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("SyslogIdentifier", "s", property_get_syslog_identifier, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_VTABLE_END,
 };
-
-int bus_logcontrol_add(sd_bus *bus) {
-        return sd_bus_add_object_vtable(bus, NULL, LOG_CONTROL_PATH, LOG_CONTROL_INTERFACE, log_control_vtable, NULL);
-}

@@ -12,5 +12,5 @@
 #define LOG_CONTROL_PATH "/org/freedesktop/LogControl1"
 #define LOG_CONTROL_INTERFACE "org.freedesktop.LogControl1"
 
-/* Registers the object on bus; it lives as long as the connection. */
-int bus_logcontrol_add(sd_bus *bus);
+/* The object's vtable, served at LOG_CONTROL_PATH (bus.c's bus_objects); its userdata is unused. */
+extern const sd_bus_vtable bus_log_control_vtable[];

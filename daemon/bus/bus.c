@@ -39,9 +39,9 @@ int bus_error_from_manager(sd_bus_error *error, int r, const char *message) {
  * vouch for the uid but transmit no capabilities, so on them only uid 0 can
  * make changes; CAP_NET_ADMIN counts where the transport carries it.
  *
- * This is the only gate: the vtable marks every method unprivileged, because
- * sd-bus's own capability gate would refuse first with a message that does
- * not say what is needed.
+ * This is the daemon's only gate: the vtable turns sd-bus's own capability
+ * gate off for every member (BUS_OPEN and BUS_PRIVILEGED, bus.h), because it
+ * would refuse first with a message that does not say what is needed.
  */
 int bus_check_privileged(sd_bus_message *message, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
@@ -565,9 +565,7 @@ static int property_get_interval(sd_bus *bus, const char *path, const char *inte
         return sd_bus_message_append(reply, "t", m->config ? m->config->interval_us : DEFAULT_INTERVAL_USEC);
 }
 
-/* Checked by bus_check_privileged() in the handler (see there). */
-#define PRIVILEGED SD_BUS_VTABLE_UNPRIVILEGED
-
+/* BUS_OPEN or BUS_PRIVILEGED on every method (bus.h); the policy file follows these flags. */
 static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Version", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -585,45 +583,51 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("ProfilePinned", "b", property_get_pinned, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 
         SD_BUS_METHOD_WITH_ARGS("ListKnobs", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssssbss)", knobs),
-                                method_list_knobs, SD_BUS_VTABLE_UNPRIVILEGED),
+                                method_list_knobs, BUS_OPEN),
         SD_BUS_METHOD_WITH_ARGS("GetKnob", SD_BUS_ARGS("s", name), SD_BUS_RESULT("s", value, "s", origin),
-                                method_get_knob, SD_BUS_VTABLE_UNPRIVILEGED),
+                                method_get_knob, BUS_OPEN),
         SD_BUS_METHOD_WITH_ARGS("Explain", SD_BUS_ARGS("s", name),
                                 SD_BUS_RESULT("s", name, "s", value, "s", unit, "s", origin, "b", supported, "s", needs,
                                               "s", summary, "s", rollback, "a(ssssb)", wishes,
                                               "a(ssssssbsst)", targets, "a(tsss)", decisions),
-                                method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
+                                method_explain, BUS_OPEN),
         SD_BUS_METHOD_WITH_ARGS("SetKnob", SD_BUS_ARGS("s", name, "s", value), SD_BUS_RESULT("s", value),
-                                method_set_knob, PRIVILEGED),
+                                method_set_knob, BUS_PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetKnobs", SD_BUS_ARGS("a(ss)", pairs), SD_BUS_RESULT("a(ss)", set),
-                                method_set_knobs, PRIVILEGED),
+                                method_set_knobs, BUS_PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ResetKnob", SD_BUS_ARGS("s", name), SD_BUS_RESULT("s", value),
-                                method_reset_knob, PRIVILEGED),
+                                method_reset_knob, BUS_PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListProfiles", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sss)", profiles),
-                                method_list_profiles, SD_BUS_VTABLE_UNPRIVILEGED),
+                                method_list_profiles, BUS_OPEN),
         SD_BUS_METHOD_WITH_ARGS("ShowProfile", SD_BUS_ARGS("s", name),
                                 SD_BUS_RESULT("s", path, "s", description, "as", include_chain, "a(ssss)", settings),
-                                method_show_profile, SD_BUS_VTABLE_UNPRIVILEGED),
+                                method_show_profile, BUS_OPEN),
         SD_BUS_METHOD_WITH_ARGS("SetProfile", SD_BUS_ARGS("s", name), SD_BUS_NO_RESULT, method_set_profile,
-                                PRIVILEGED),
+                                BUS_PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ReleaseProfile", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_release_profile,
-                                PRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, PRIVILEGED),
+                                BUS_PRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, BUS_PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListIrqs", SD_BUS_NO_ARGS, SD_BUS_RESULT(IRQ_ROWS_SIGNATURE, irqs),
-                                method_list_irqs, SD_BUS_VTABLE_UNPRIVILEGED),
+                                method_list_irqs, BUS_OPEN),
         SD_BUS_METHOD_WITH_ARGS("ListNapiThreads", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT(NAPI_THREAD_ROWS_SIGNATURE, napis), method_list_napi_threads,
-                                SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("SetMode", SD_BUS_ARGS("s", mode), SD_BUS_NO_RESULT, method_set_mode, PRIVILEGED),
+                                BUS_OPEN),
+        SD_BUS_METHOD_WITH_ARGS("SetMode", SD_BUS_ARGS("s", mode), SD_BUS_NO_RESULT, method_set_mode, BUS_PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetLoad", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("s", source, "b", psi, "a(utttttt)", cpus), method_get_load,
-                                SD_BUS_VTABLE_UNPRIVILEGED),
+                                BUS_OPEN),
         SD_BUS_METHOD_WITH_ARGS("GetMetrics", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", text), method_get_metrics,
-                                SD_BUS_VTABLE_UNPRIVILEGED),
+                                BUS_OPEN),
 
         SD_BUS_SIGNAL_WITH_ARGS("KnobChanged", SD_BUS_ARGS("s", name, "s", old, "s", new, "s", reason), 0),
         SD_BUS_VTABLE_END,
 };
+
+const BusObject bus_objects[] = {
+        { BUS_PATH, BUS_INTERFACE, manager_vtable },
+        { LOG_CONTROL_PATH, LOG_CONTROL_INTERFACE, bus_log_control_vtable },
+};
+const size_t bus_n_objects = ELEMENTSOF(bus_objects);
 
 int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -645,12 +649,13 @@ int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address) {
         if (r < 0)
                 return r;
 
-        r = sd_bus_add_object_vtable(bus, NULL, BUS_PATH, BUS_INTERFACE, manager_vtable, m);
-        if (r < 0)
-                return r;
-        r = bus_logcontrol_add(bus);
-        if (r < 0)
-                return r;
+        for (size_t i = 0; i < bus_n_objects; i++) {
+                const BusObject *o = &bus_objects[i];
+
+                r = sd_bus_add_object_vtable(bus, NULL, o->path, o->interface, o->vtable, m);
+                if (r < 0)
+                        return r;
+        }
         r = sd_bus_request_name(bus, BUS_NAME, 0);
         if (r < 0)
                 return r;

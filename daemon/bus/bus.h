@@ -6,6 +6,8 @@
  */
 #pragma once
 
+#include <linux/capability.h>
+#include <stdbool.h>
 #include <systemd/sd-bus.h>
 
 #include "bus-errors.h"
@@ -16,9 +18,37 @@
 #define BUS_INTERFACE "org.netpolld1.Manager"
 
 /*
- * Connects (address NULL: the system bus), registers the object (and
- * org.freedesktop.LogControl1, bus-logcontrol.h) and takes the name, attached
- * to the event loop.
+ * Who may call a method or set a writable property is said once, in its vtable
+ * flags. sd-bus's own gate is off for every member (UNPRIVILEGED): it would
+ * refuse before the handler, with a message that does not say what is needed.
+ * A BUS_PRIVILEGED member's handler calls bus_check_privileged(); the
+ * capability in its flags (sd-bus ignores it next to UNPRIVILEGED) records
+ * that. The system bus policy, systemd/org.netpolld1.conf, is to allow every
+ * caller exactly the BUS_OPEN methods of bus_objects.
+ */
+#define BUS_OPEN SD_BUS_VTABLE_UNPRIVILEGED
+#define BUS_PRIVILEGED (SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_CAPABILITY(CAP_NET_ADMIN))
+
+/* Whether a method or writable property is BUS_OPEN (read-only properties are open to all anyway). */
+static inline bool bus_member_is_open(const sd_bus_vtable *v) {
+        return (v->flags & (SD_BUS_VTABLE_UNPRIVILEGED | _SD_BUS_VTABLE_CAPABILITY_MASK)) == BUS_OPEN;
+}
+
+/* An object netpolld serves. */
+typedef struct BusObject {
+        const char *path;
+        const char *interface;
+        const sd_bus_vtable *vtable;
+} BusObject;
+
+/* Every object bus_setup() registers (with the Manager as userdata). */
+extern const BusObject bus_objects[];
+extern const size_t bus_n_objects;
+
+/*
+ * Connects (address NULL: the system bus), registers bus_objects (the Manager
+ * and org.freedesktop.LogControl1, bus-logcontrol.h) and takes the name,
+ * attached to the event loop.
  */
 int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address);
 
