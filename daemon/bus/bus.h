@@ -23,8 +23,9 @@
  * refuse before the handler, with a message that does not say what is needed.
  * A BUS_PRIVILEGED member's handler calls bus_check_privileged(); the
  * capability in its flags (sd-bus ignores it next to UNPRIVILEGED) records
- * that. The system bus policy, systemd/org.netpolld1.conf, is to allow every
- * caller exactly the BUS_OPEN methods of bus_objects.
+ * that. The system bus policy, systemd/org.netpolld1.conf, allows every caller
+ * exactly the BUS_OPEN methods of bus_objects: tests/test-bus-policy.c holds it
+ * to them.
  */
 #define BUS_OPEN SD_BUS_VTABLE_UNPRIVILEGED
 #define BUS_PRIVILEGED (SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_CAPABILITY(CAP_NET_ADMIN))
