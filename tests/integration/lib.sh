@@ -330,8 +330,14 @@ write_config() { # PROFILE
         printf '[daemon]\nprofile = %s\n' "$1" >"$CONF"
 }
 
+# start_bus [system]: a private dbus-daemon at $TMP/bus. Its policy lets everyone do
+# everything (dbus.conf.in), so that the tests see netpolld's own authorization; with
+# "system" it decides as the system bus does with the shipped systemd/org.netpolld1.conf
+# installed (dbus-system.conf.in).
 start_bus() {
-        sed "s|@TMP@|$TMP|g" "$LIB_DIR/dbus.conf.in" >"$TMP/bus.conf"
+        local policy=$NETPOLLD_SOURCE_ROOT/systemd/org.netpolld1.conf template=$LIB_DIR/dbus.conf.in
+        [ "${1:-}" = system ] && template=$LIB_DIR/dbus-system.conf.in
+        sed -e "s|@TMP@|$TMP|g" -e "s|@POLICY@|$policy|g" "$template" >"$TMP/bus.conf"
         dbus-daemon --config-file="$TMP/bus.conf" --nofork --nopidfile >"$TMP/dbus.log" 2>&1 &
         BUS_PID=$!
         STARTED_PIDS+=("$BUS_PID")
