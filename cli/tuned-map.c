@@ -73,30 +73,39 @@ static bool plain_decimal(const char *s) {
 /* A tuned entry that is not imported, and why. */
 #define note(imp, o, ...) tuned_notes_add(&(imp)->skipped, &(imp)->n_skipped, (o), __VA_ARGS__)
 
+/* Sets d to value (kernel: what netpolld writes) from o; takes value and kernel only on success. */
 static int add_knob(TunedImport *imp, const KnobDesc *d, char *value, char *kernel, const TunedOption *o) {
         size_t allocated = imp->n_knobs;
+        TunedOption origin;
         TunedKnob *k = NULL;
         int r;
 
+        r = tuned_option_copy(o, &origin);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < imp->n_knobs && !k; i++)
                 if (imp->knobs[i].knob == d->name)
                         k = &imp->knobs[i];
         if (k) {
                 /* Two keys for one file (net.core.x and net/core/x): tuned writes both, the later stays. */
                 r = note(imp, &k->origin, "overridden by %s:%u, which writes the same file", o->file, o->line);
-                if (r < 0)
+                if (r < 0) {
+                        tuned_option_done(&origin);
                         return r;
+                }
                 free(k->value);
                 free(k->kernel);
                 tuned_option_done(&k->origin);
         } else {
                 r = tuned_grow((void **) &imp->knobs, &allocated, imp->n_knobs + 1, sizeof(TunedKnob));
-                if (r < 0)
+                if (r < 0) {
+                        tuned_option_done(&origin);
                         return r;
+                }
                 k = &imp->knobs[imp->n_knobs++];
         }
-        *k = (TunedKnob) { .knob = d->name, .value = value, .kernel = kernel };
-        return tuned_option_copy(o, &k->origin);
+        *k = (TunedKnob) { .knob = d->name, .value = value, .kernel = kernel, .origin = origin };
+        return 0;
 }
 
 static int map_sysctl(TunedImport *imp, const TunedProfile *p, const TunedOption *o) {

@@ -121,7 +121,7 @@ static bool py_true(const TunedOption *o, bool dflt) {
         return streq(o->value, "True") || streq(o->value, "true") || streq(o->value, "1");
 }
 
-/* A unit from a section; the section's options move into it. */
+/* A unit from a section; the section's options move into it. *ret untouched on failure. */
 static int unit_from_section(TunedSection *s, TunedUnit *ret) {
         static const char *const dropped[] = { "devices", "devices_udev_regex", "script_pre", "script_post" };
         TunedOption type, enabled, replace, drop, cond, other;
@@ -188,18 +188,19 @@ static void unit_remove_option(TunedUnit *u, const char *key) {
                 }
 }
 
-/* drop= names, split at ',' or ';' with blanks around, as tuned splits them. */
-static void unit_drop(TunedUnit *into, const char *drop) {
+/* drop= names, split at ',' or ';' with blanks around, as tuned splits them. 0 or -ENOMEM. */
+static int unit_drop(TunedUnit *into, const char *drop) {
         _cleanup_(freep) char *copy = strdup(drop);
         char *save = NULL;
 
         if (!copy)
-                return;
+                return -ENOMEM;
         for (char *k = strtok_r(copy, ",;", &save); k; k = strtok_r(NULL, ",;", &save)) {
                 k += strspn(k, " \t");
                 k[strcspn(k, " \t")] = '\0';
                 unit_remove_option(into, k);
         }
+        return 0;
 }
 
 /* Merges u (taken) over the profile's units, as tuned's merger does for the next profile. */
@@ -233,8 +234,11 @@ static int merge_unit(Loader *l, TunedUnit *u) {
                 }
                 into->condition = TAKE_PTR(u->condition);
         }
-        if (u->drop)
-                unit_drop(into, u->drop);
+        if (u->drop) {
+                r = unit_drop(into, u->drop);
+                if (r < 0)
+                        return r;
+        }
 
         allocated = into->n_options;
         for (size_t i = 0; i < u->n_options; i++) {
@@ -341,7 +345,8 @@ static int load_file(Loader *l, const char *path, const TunedOption *from) {
         }
 
         for (size_t i = 0; i < f->n_sections; i++) {
-                TunedUnit u;
+                /* unit_from_section() leaves u as it is on failure: zeroed, unit_done() frees nothing. */
+                TunedUnit u = {};
 
                 if (streq(f->sections[i].name, "main"))
                         continue;

@@ -5,6 +5,10 @@
  * mapping onto the knob catalog, on the fixture profiles in
  * tests/data/tuned/ (lib/ as /usr/lib/tuned, etc/ as /etc/tuned). The
  * values expected are what tuned 2.20's own loader gives for them.
+ *
+ * Out-of-memory paths come from a test seam: this program is linked with
+ * -Wl,--wrap=strdup (tests/meson.build), so every strdup() of the code under
+ * test passes through the wrapper below, which fails the Nth call once armed.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +16,21 @@
 #include "strv.h"
 #include "testutil.h"
 #include "tuned.h"
+
+/* ---- the seam ---- */
+
+static unsigned strdup_fail_at; /* 0: never; N: the Nth strdup() from now fails */
+
+char *__real_strdup(const char *s);
+char *__wrap_strdup(const char *s);
+
+char *__wrap_strdup(const char *s) {
+        if (strdup_fail_at > 0 && --strdup_fail_at == 0) {
+                errno = ENOMEM;
+                return NULL;
+        }
+        return __real_strdup(s);
+}
 
 static char *lib_dir(void) {
         return tu_data("tuned/lib");
@@ -274,6 +293,38 @@ START_TEST(test_tuned_format_writes_knobs_with_their_origin_and_the_report) {
 }
 END_TEST
 
+START_TEST(test_tuned_load_survives_every_failing_strdup) {
+        /* Every profile of the fixtures with units, so each strdup() of the loader and the mapping fails once. */
+        static const char *const names[] = { "child", "replaced", "dropper", "values", "conditional" };
+        _cleanup_(freep) char *lib = lib_dir();
+        char *dirs[] = { lib, NULL };
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                for (unsigned n = 1;; n++) {
+                        _cleanup_(tuned_profile_freep) TunedProfile *p = NULL;
+                        _cleanup_(tuned_import_freep) TunedImport *imp = NULL;
+                        _cleanup_(freep) char *error = NULL;
+                        unsigned left;
+                        int r;
+
+                        /* Armed around the code under test only: Check's own strdup() calls are wrapped too. */
+                        strdup_fail_at = n;
+                        r = tuned_profile_load(names[i], dirs, &p, &error);
+                        if (r >= 0)
+                                r = tuned_import(p, &imp);
+                        left = strdup_fail_at;
+                        strdup_fail_at = 0;
+                        if (left > 0) {
+                                /* Fewer than n calls: every one has failed once. */
+                                ck_assert_int_eq(r, 0);
+                                break;
+                        }
+                        /* A failed allocation fails the import: never a profile with something left out. */
+                        ck_assert_msg(r == -ENOMEM, "%s, strdup %u failing: %d %s", names[i], n, r, strempty(error));
+                }
+}
+END_TEST
+
 static Suite *tuned_suite(void) {
         Suite *s = suite_create("tuned");
         TCase *tc = tcase_create("tuned");
@@ -288,6 +339,7 @@ static Suite *tuned_suite(void) {
         tcase_add_test(tc, test_tuned_values_netpolld_cannot_write_the_same_are_reported);
         tcase_add_test(tc, test_tuned_conditional_and_disabled_units_are_reported);
         tcase_add_test(tc, test_tuned_format_writes_knobs_with_their_origin_and_the_report);
+        tcase_add_test(tc, test_tuned_load_survives_every_failing_strdup);
         suite_add_tcase(s, tc);
         return s;
 }
