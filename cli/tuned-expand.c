@@ -17,7 +17,7 @@
 #include <sys/types.h>
 
 #include "strv.h"
-#include "tuned-expand.h"
+#include "tuned.h"
 
 void tuned_vars_done(TunedVars *v) {
         for (size_t i = 0; i < v->n; i++) {
@@ -196,6 +196,7 @@ static bool parse_py_int(const char *s, int64_t *ret) {
 /* The functions reproduced: their result from the arguments alone. */
 static int call_function(char **args, size_t n, char **ret, char **ret_reason) {
         const char *name = args[0];
+        char buf[TUNED_EXCERPT_SIZE];
         int64_t x;
 
         if (streq(name, "strip")) {
@@ -222,7 +223,8 @@ static int call_function(char **args, size_t n, char **ret, char **ret_reason) {
         }
         if (streq(name, "kb2s") || streq(name, "s2kb")) {
                 if (n != 2 || !parse_py_int(args[1], &x))
-                        return fail(ret_reason, -EOPNOTSUPP, "${f:%s} needs one whole number", name);
+                        return fail(ret_reason, -EOPNOTSUPP, "${f:%s} needs one whole number",
+                                    tuned_excerpt(name, buf));
                 if (streq(name, "kb2s"))
                         x *= 2;
                 else if (x % 2 == 0)
@@ -237,7 +239,8 @@ static int call_function(char **args, size_t n, char **ret, char **ret_reason) {
                 return 0;
         }
         return fail(ret_reason, -EOPNOTSUPP,
-                    "${f:%s} depends on the host or is not reproduced by netpollctl; not guessed", name);
+                    "${f:%s} depends on the host or is not reproduced by netpollctl; not guessed",
+                    tuned_excerpt(name, buf));
 }
 
 /* Splits "${f:a:b\:c" (no closing brace) at ':' not preceded by '\', unescaping "\:". */
@@ -324,6 +327,7 @@ static int expand_functions(char **s, char **ret_reason) {
 
 int tuned_expand(const TunedVars *v, const char *value, char **ret, char **ret_reason) {
         _cleanup_(freep) char *s = NULL;
+        char buf[TUNED_EXCERPT_SIZE];
         const char *left;
         int r;
 
@@ -341,7 +345,8 @@ int tuned_expand(const TunedVars *v, const char *value, char **ret, char **ret_r
                 if (!ref)
                         return -ENOMEM;
                 return fail(ret_reason, -EOPNOTSUPP,
-                            "%s stays unexpanded (no such variable, or escaped): tuned would write it literally", ref);
+                            "%s stays unexpanded (no such variable, or escaped): tuned would write it literally",
+                            tuned_excerpt(ref, buf));
         }
         *ret = TAKE_PTR(s);
         return 0;

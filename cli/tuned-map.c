@@ -113,6 +113,7 @@ static int map_sysctl(TunedImport *imp, const TunedProfile *p, const TunedOption
                               *expected = NULL, *path = sysctl_path(o->key);
         const KnobDesc *d = path ? knob_of_path(path) : NULL;
         const char *why = NULL;
+        char buf[TUNED_EXCERPT_SIZE];
         KnobValue v, again;
         size_t n;
         char *t;
@@ -133,7 +134,7 @@ static int map_sysctl(TunedImport *imp, const TunedProfile *p, const TunedOption
                 return r;
         if (strlen(value) > 1 && (value[0] == '<' || value[0] == '>'))
                 return note(imp, o, "%s: tuned writes %s only when it is %s than the value the kernel holds; "
-                            "netpolld sets values unconditionally", d->name, value + 1,
+                            "netpolld sets values unconditionally", d->name, tuned_excerpt(value + 1, buf),
                             value[0] == '>' ? "greater" : "less");
 
         /* The kernel skips blanks around the number, so they change nothing. */
@@ -144,10 +145,11 @@ static int map_sysctl(TunedImport *imp, const TunedProfile *p, const TunedOption
                 t[n - 1] = '\0';
         if (!plain_decimal(t))
                 return note(imp, o, "%s: '%s' is not one plain decimal number, which is all netpolld writes "
-                            "to %s", d->name, value, d->path);
+                            "to %s", d->name, tuned_excerpt(value, buf), d->path);
 
         if (knob_parse_kernel(d, t, &v) < 0)
-                return note(imp, o, "%s: '%s' cannot be read as the kernel's value", d->name, t);
+                return note(imp, o, "%s: '%s' cannot be read as the kernel's value", d->name,
+                            tuned_excerpt(t, buf));
         text = knob_format_value(d, &v);
         if (!text)
                 return -ENOMEM;

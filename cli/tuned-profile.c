@@ -373,6 +373,7 @@ static bool strv_contains(char *const *l, const char *s) {
 static int load_name(Loader *l, const char *name, const TunedOption *from) {
         _cleanup_(freep) char *skipped = NULL, *dirs = NULL;
         bool optional = name[0] == '-';
+        char buf[TUNED_EXCERPT_SIZE];
         const char *base;
 
         if (optional)
@@ -402,11 +403,12 @@ static int load_name(Loader *l, const char *name, const TunedOption *from) {
                 return 0;       /* loaded already through another include: tuned does not load it twice */
         if (optional)
                 return tuned_notes_add(&l->p->notes, &l->p->n_notes, from,
-                                       "optional include '-%s' not found; skipped, as tuned skips it", name);
+                                       "optional include '-%s' not found; skipped, as tuned skips it",
+                                       tuned_excerpt(name, buf));
         dirs = strv_join(l->dirs, ", ");
         if (from)
                 return tuned_error(l->ret_error, -ENOENT, from->file, from->line,
-                                   "include: no tuned profile '%s' in %s", name, strempty(dirs));
+                                   "include: no tuned profile '%s' in %s", tuned_excerpt(name, buf), strempty(dirs));
         return tuned_error(l->ret_error, -ENOENT, name, 0, "no tuned profile of that name in %s (NAME/tuned.conf)",
                            strempty(dirs));
 }
@@ -424,12 +426,13 @@ static char *profile_name_of(const char *path) {
 
 static int add_variable(TunedProfile *p, const TunedOption *o) {
         _cleanup_(freep) char *value = NULL, *reason = NULL, *why = NULL;
+        char buf[TUNED_EXCERPT_SIZE];
         int r;
 
         if (!tuned_var_name_valid(o->key))
                 return tuned_notes_add(&p->notes, &p->n_notes, o,
                                        "variable name '%s' has characters other than letters, digits and '_'; "
-                                       "tuned ignores it too", o->key);
+                                       "tuned ignores it too", tuned_excerpt(o->key, buf));
         r = tuned_expand(&p->vars, o->value, &value, &reason);
         if (r == -EOPNOTSUPP) {
                 if (asprintf(&why, "${%s} (%s:%u) is not known here: %s", o->key, o->file, o->line, reason) < 0)
@@ -446,18 +449,20 @@ static int read_variables_file(TunedProfile *p, const TunedOption *inc, char **r
         _cleanup_(tuned_file_freep) TunedFile *f = NULL;
         _cleanup_(fclosep) FILE *file = NULL;
         _cleanup_(freep) char *path = normpath(inc->value);
+        char buf[TUNED_EXCERPT_SIZE];
         int r;
 
         if (!path)
                 return -ENOMEM;
         file = fopen(path, "re");
-        if (!file && errno == ENOENT)
+        r = file ? 0 : -errno;
+        if (r == -ENOENT)
                 return tuned_notes_add(&p->notes, &p->n_notes, inc,
                                        "variables file %s not found (tuned skips it too): the variables it would "
-                                       "define are unknown here", path);
-        if (!file)
-                return tuned_error(ret_error, -errno, inc->file, inc->line, "cannot open variables file %s: %s",
-                                   path, strerror(errno));
+                                       "define are unknown here", tuned_excerpt(path, buf));
+        if (r < 0)
+                return tuned_error(ret_error, r, inc->file, inc->line, "cannot open variables file %s: %s",
+                                   tuned_excerpt(path, buf), strerror(-r));
         r = tuned_variables_file_parse(path, file, &f, ret_error);
         if (r < 0)
                 return r;

@@ -11,7 +11,10 @@
  * test passes through the wrapper below, which fails the Nth call once armed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "strv.h"
 #include "testutil.h"
@@ -59,6 +62,67 @@ static int parse_text(const char *text, TunedFile **ret, char **ret_error) {
 
         ck_assert_ptr_nonnull(f);
         return tuned_file_parse("test.conf", f, ret, ret_error);
+}
+
+/*
+ * tuned_file_parse() of the first size bytes of text in a child process, so
+ * that a crash fails the test with a message instead of ending the suite
+ * (whether or not Check forks). Returns its result and *ret_error.
+ */
+static int parse_in_child(const char *text, size_t size, char **ret_error) {
+        _cleanup_(freep) char *out = NULL;
+        _cleanup_(fclosep) FILE *from_child = NULL;
+        size_t n = 0;
+        int fds[2], status, r, k = 0;
+        pid_t pid;
+
+        ck_assert_int_eq(pipe2(fds, O_CLOEXEC), 0);
+        pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                _cleanup_(tuned_file_freep) TunedFile *f = NULL;
+                _cleanup_(freep) char *error = NULL;
+                FILE *in = fmemopen((void *) text, size, "r"), *to_parent = fdopen(fds[1], "w");
+
+                r = in ? tuned_file_parse("test.conf", in, &f, &error) : -ENOMEM;
+                fprintf(to_parent, "%d %s", r, strempty(error));
+                _exit(fclose(to_parent) == 0 ? 0 : 100);
+        }
+        close(fds[1]);
+        from_child = fdopen(fds[0], "r");
+        ck_assert_ptr_nonnull(from_child);
+        if (getdelim(&out, &n, '\0', from_child) < 0)
+                out = NULL;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the parser did not return: %s %d",
+                      WIFSIGNALED(status) ? "killed by signal" : "exit status",
+                      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        ck_assert_msg(out && sscanf(out, "%d %n", &r, &k) == 1 && k > 0, "no result from the child");
+        *ret_error = out[k] ? strdup(out + k) : NULL;
+        return r;
+}
+
+/* Loads text as the profile DIR/NAME/tuned.conf of a fresh directory (removed again); *ret_dir to remove. */
+static int load_text(const char *name, const char *text, TunedProfile **ret, char **ret_error, char **ret_dir) {
+        _cleanup_(freep) char *rel = NULL, *path = NULL;
+
+        *ret_dir = tu_mkdtemp();
+        ck_assert_int_ge(asprintf(&rel, "%s/tuned.conf", name), 0);
+        tu_write(*ret_dir, rel, text, 0644);
+        path = tu_join(*ret_dir, name);
+        return tuned_profile_load(path, NULL, ret, ret_error);
+}
+
+/* text, then c repeated n times, then tail; caller frees. */
+static char *repeat(const char *text, char c, size_t n, const char *tail) {
+        size_t a = strlen(text), b = strlen(tail);
+        char *s = malloc(a + n + b + 1);
+
+        ck_assert_ptr_nonnull(s);
+        memcpy(s, text, a);
+        memset(s + a, c, n);
+        memcpy(s + a + n, tail, b + 1);
+        return s;
 }
 
 static const TunedKnob *find_knob(const TunedImport *imp, const char *name) {
@@ -129,6 +193,55 @@ START_TEST(test_tuned_ini_rejects_bad_lines_naming_file_and_line) {
         ck_assert_msg(startswith(error2, "test.conf:1: "), "%s", error2);
         ck_assert_int_eq(parse_text("[sysctl]\n = 5\n", &f, &error3), -EBADMSG);
         ck_assert_msg(startswith(error3, "test.conf:2: "), "%s", error3);
+}
+END_TEST
+
+START_TEST(test_tuned_ini_refuses_a_12_mb_line_without_crashing) {
+        _cleanup_(freep) char *longest = repeat("[sysctl]\n#", 'x', TUNED_LINE_MAX - 1, "\n"),
+                               *over = repeat("[sysctl]\n#", 'x', TUNED_LINE_MAX, "\n"),
+                               *huge = repeat("[sysctl]\nnet.core.busy_read=", '5', 12 * 1024 * 1024, "\n"),
+                               *e1 = NULL, *e2 = NULL, *e3 = NULL;
+
+        ck_assert_int_eq(parse_in_child(huge, strlen(huge), &e1), -EBADMSG);
+        ck_assert_msg(streq(e1, "test.conf:2: line too long (more than 4095 bytes)"), "%s", e1);
+        /* A line of TUNED_LINE_MAX bytes is read; one byte more is refused, naming the line. */
+        ck_assert_int_eq(parse_in_child(longest, strlen(longest), &e2), 0);
+        ck_assert_int_eq(parse_in_child(over, strlen(over), &e3), -EBADMSG);
+        ck_assert_msg(streq(e3, "test.conf:2: line too long (more than 4095 bytes)"), "%s", e3);
+}
+END_TEST
+
+START_TEST(test_tuned_messages_cut_what_they_repeat) {
+        _cleanup_(freep) char *huge = repeat("[main]\nnot a key ", 'y', 4 * 1024 * 1024, "\n"),
+                               *longline = repeat("[main]\nnot a key ", 'y', 4000, "\n"),
+                               *longvalue = repeat("[sysctl]\nnet.core.busy_read = ", '7', 4000, "x\n"),
+                               *e1 = NULL, *e2 = NULL, *e3 = NULL, *e4 = NULL, *dir = NULL;
+        _cleanup_(tuned_profile_freep) TunedProfile *p = NULL;
+        _cleanup_(tuned_import_freep) TunedImport *imp = NULL;
+        const TunedNote *n;
+
+        /* A 4 MB line is refused by its length without being repeated. */
+        ck_assert_int_eq(parse_in_child(huge, strlen(huge), &e1), -EBADMSG);
+        ck_assert_msg(strlen(e1) < 100, "%zu bytes: %.200s", strlen(e1), e1);
+        /* A bad line of 4000 bytes is repeated up to 64 bytes and "...". */
+        ck_assert_int_eq(parse_in_child(longline, strlen(longline), &e2), -EBADMSG);
+        ck_assert_msg(strstr(e2, "'not a key yyyy") && strstr(e2, "y...'"), "%.200s", e2);
+        ck_assert_msg(strlen(e2) < 200, "%zu bytes: %.200s", strlen(e2), e2);
+
+        /* A value that is not imported: the report repeats its start only. */
+        ck_assert_int_eq(load_text("long-value", longvalue, &p, &e3, &dir), 0);
+        ck_assert_int_eq(tuned_import(p, &imp), 0);
+        ck_assert_uint_eq(imp->n_skipped, 1);
+        n = &imp->skipped[0];
+        ck_assert_msg(strstr(n->reason, "'7777") && strstr(n->reason, "7...'"), "%.200s", n->reason);
+        ck_assert_msg(strlen(n->reason) < 200, "%zu bytes: %.200s", strlen(n->reason), n->reason);
+        tu_rm_rf(dir);
+
+        /* Continuation lines make a value at most TUNED_VALUE_MAX bytes long. */
+        free(longvalue);
+        longvalue = repeat("[sysctl]\nkey = 1\n", '\n', TUNED_VALUE_MAX, " 2\n");  /* blank lines are part of it */
+        ck_assert_int_eq(parse_in_child(longvalue, strlen(longvalue), &e4), -EBADMSG);
+        ck_assert_msg(streq(e4, "test.conf:65539: the value of 'key' grows past 65536 bytes with this line"), "%s", e4);
 }
 END_TEST
 
@@ -330,6 +443,8 @@ static Suite *tuned_suite(void) {
         TCase *tc = tcase_create("tuned");
         tcase_add_test(tc, test_tuned_ini_reads_configparser_dialect);
         tcase_add_test(tc, test_tuned_ini_rejects_bad_lines_naming_file_and_line);
+        tcase_add_test(tc, test_tuned_ini_refuses_a_12_mb_line_without_crashing);
+        tcase_add_test(tc, test_tuned_messages_cut_what_they_repeat);
         tcase_add_test(tc, test_tuned_expand_variables_and_reproducible_functions);
         tcase_add_test(tc, test_tuned_include_chain_merges_later_over_earlier);
         tcase_add_test(tc, test_tuned_replace_and_drop);
