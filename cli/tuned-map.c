@@ -130,6 +130,8 @@ static int map_sysctl(TunedImport *imp, const TunedProfile *p, const TunedOption
         r = tuned_expand(&p->vars, raw, &value, &reason);
         if (r == -EOPNOTSUPP)
                 return note(imp, o, "%s: %s", d->name, reason);
+        if (r == -E2BIG)
+                return note(imp, o, "%s: the value expands to more than %d bytes", d->name, TUNED_VALUE_MAX);
         if (r < 0)
                 return r;
         if (strlen(value) > 1 && (value[0] == '<' || value[0] == '>'))

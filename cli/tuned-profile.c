@@ -274,6 +274,9 @@ static int load_includes(Loader *l, const TunedOption *inc) {
         if (r == -EOPNOTSUPP)
                 return tuned_notes_add(&l->p->notes, &l->p->n_notes, inc,
                                        "include not followed: %s; its settings are missing from the import", reason);
+        if (r == -E2BIG)
+                return tuned_error(l->ret_error, r, inc->file, inc->line, "include= expands to more than %d bytes",
+                                   TUNED_VALUE_MAX);
         if (r < 0)
                 return r;
         for (char *n = strtok_r(value, ",;", &save); n; n = strtok_r(NULL, ",;", &save)) {
@@ -424,7 +427,8 @@ static char *profile_name_of(const char *path) {
         return strndup(start, (size_t) (end - start));
 }
 
-static int add_variable(TunedProfile *p, const TunedOption *o) {
+/* Defines o's variable; -E2BIG with *ret_error past TUNED_VALUE_MAX. */
+static int add_variable(TunedProfile *p, const TunedOption *o, char **ret_error) {
         _cleanup_(freep) char *value = NULL, *reason = NULL, *why = NULL;
         char buf[TUNED_EXCERPT_SIZE];
         int r;
@@ -434,14 +438,20 @@ static int add_variable(TunedProfile *p, const TunedOption *o) {
                                        "variable name '%s' has characters other than letters, digits and '_'; "
                                        "tuned ignores it too", tuned_excerpt(o->key, buf));
         r = tuned_expand(&p->vars, o->value, &value, &reason);
+        if (r == -E2BIG)
+                return tuned_error(ret_error, r, o->file, o->line, "variable '%s' expands to more than %d bytes",
+                                   tuned_excerpt(o->key, buf), TUNED_VALUE_MAX);
         if (r == -EOPNOTSUPP) {
                 if (asprintf(&why, "${%s} (%s:%u) is not known here: %s", o->key, o->file, o->line, reason) < 0)
                         return -ENOMEM;
-                return tuned_vars_set(&p->vars, o->key, NULL, why);
-        }
-        if (r < 0)
-                return r;
-        return tuned_vars_set(&p->vars, o->key, value, NULL);
+                r = tuned_vars_set(&p->vars, o->key, NULL, why);
+        } else if (r >= 0)
+                r = tuned_vars_set(&p->vars, o->key, value, NULL);
+        if (r == -E2BIG)
+                return tuned_error(ret_error, r, o->file, o->line,
+                                   "the [variables] together hold more than %d bytes with '%s'", TUNED_VALUE_MAX,
+                                   tuned_excerpt(o->key, buf));
+        return r;
 }
 
 /* A variables file (include= in [variables]): key = value lines, sections optional. */
@@ -468,7 +478,7 @@ static int read_variables_file(TunedProfile *p, const TunedOption *inc, char **r
                 return r;
         for (size_t i = 0; i < f->n_sections; i++)
                 for (size_t j = 0; j < f->sections[i].n_options; j++) {
-                        r = add_variable(p, &f->sections[i].options[j]);
+                        r = add_variable(p, &f->sections[i].options[j], ret_error);
                         if (r < 0)
                                 return r;
                 }
@@ -489,7 +499,7 @@ static int define_variables(TunedProfile *p, char **ret_error) {
         p->n_units--;
         for (size_t i = 0; r >= 0 && i < vars.n_options; i++)
                 r = streq(vars.options[i].key, "include") ? read_variables_file(p, &vars.options[i], ret_error)
-                                                          : add_variable(p, &vars.options[i]);
+                                                          : add_variable(p, &vars.options[i], ret_error);
         unit_done(&vars);
         return r;
 }

@@ -79,8 +79,6 @@ typedef struct TunedProfile {
  * one: room for a long [bootloader] cmdline, bounded all the same.
  */
 #define TUNED_LINE_MAX 4095
-/* The longest value, continuation lines joined. */
-#define TUNED_VALUE_MAX 65536
 
 /* How much of a line, value or name a message repeats: this many bytes, then "...". */
 #define TUNED_EXCERPT_MAX 64
@@ -128,7 +126,8 @@ TunedSection *tuned_file_section(TunedFile *f, const char *name);
  * (later ones override; replace=1 and drop= as tuned), [variables] and
  * ${i:PROFILE_DIR} expanded. Errors (-ENOENT missing profile, -ELOOP a
  * profile that includes one of its own includers, -EBADMSG a malformed
- * line, a read error) set *ret_error naming the file and line.
+ * line, -E2BIG a variable or the [variables] together past TUNED_VALUE_MAX
+ * once expanded, a read error) set *ret_error naming the file and line.
  */
 int tuned_profile_load(const char *name_or_path, char *const *dirs, TunedProfile **ret, char **ret_error);
 TunedProfile *tuned_profile_free(TunedProfile *p);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,12 +65,26 @@ static int parse_text(const char *text, TunedFile **ret, char **ret_error) {
         return tuned_file_parse("test.conf", f, ret, ret_error);
 }
 
+/* Whether ASan reserves its shadow memory: then an address space limit would stop the program. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TU_ASAN 1
+#endif
+#endif
+
+/* One call of the code under test, for run_in_child(): its result and message. */
+typedef int (*ChildCall)(const void *arg, char **ret_error);
+
 /*
- * tuned_file_parse() of the first size bytes of text in a child process, so
- * that a crash fails the test with a message instead of ending the suite
- * (whether or not Check forks). Returns its result and *ret_error.
+ * call(arg) in a child process, so that a crash fails the test with its
+ * signal instead of ending the suite (whether or not Check forks), and,
+ * but under ASan, with 1 GiB of address space, so that runaway memory use
+ * ends in -ENOMEM instead of taking the machine. Returns the call's result
+ * and its *ret_error.
  */
-static int parse_in_child(const char *text, size_t size, char **ret_error) {
+static int run_in_child(ChildCall call, const void *arg, char **ret_error) {
         _cleanup_(freep) char *out = NULL;
         _cleanup_(fclosep) FILE *from_child = NULL;
         size_t n = 0;
@@ -80,11 +95,14 @@ static int parse_in_child(const char *text, size_t size, char **ret_error) {
         pid = fork();
         ck_assert_int_ge(pid, 0);
         if (pid == 0) {
-                _cleanup_(tuned_file_freep) TunedFile *f = NULL;
                 _cleanup_(freep) char *error = NULL;
-                FILE *in = fmemopen((void *) text, size, "r"), *to_parent = fdopen(fds[1], "w");
+                FILE *to_parent = fdopen(fds[1], "w");
+#ifndef TU_ASAN
+                struct rlimit limit = { .rlim_cur = 1UL << 30, .rlim_max = 1UL << 30 };
 
-                r = in ? tuned_file_parse("test.conf", in, &f, &error) : -ENOMEM;
+                (void) setrlimit(RLIMIT_AS, &limit);
+#endif
+                r = call(arg, &error);
                 fprintf(to_parent, "%d %s", r, strempty(error));
                 _exit(fclose(to_parent) == 0 ? 0 : 100);
         }
@@ -94,7 +112,7 @@ static int parse_in_child(const char *text, size_t size, char **ret_error) {
         if (getdelim(&out, &n, '\0', from_child) < 0)
                 out = NULL;
         ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the parser did not return: %s %d",
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the code under test did not return: %s %d",
                       WIFSIGNALED(status) ? "killed by signal" : "exit status",
                       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
         ck_assert_msg(out && sscanf(out, "%d %n", &r, &k) == 1 && k > 0, "no result from the child");
@@ -102,14 +120,42 @@ static int parse_in_child(const char *text, size_t size, char **ret_error) {
         return r;
 }
 
+static int call_parse(const void *text, char **ret_error) {
+        _cleanup_(tuned_file_freep) TunedFile *f = NULL;
+        _cleanup_(fclosep) FILE *in = fmemopen((void *) text, strlen(text), "r");
+
+        return in ? tuned_file_parse("test.conf", in, &f, ret_error) : -ENOMEM;
+}
+
+/* tuned_file_parse() of text, in a child. */
+static int parse_in_child(const char *text, char **ret_error) {
+        return run_in_child(call_parse, text, ret_error);
+}
+
+static int call_load_and_import(const void *path, char **ret_error) {
+        _cleanup_(tuned_profile_freep) TunedProfile *p = NULL;
+        _cleanup_(tuned_import_freep) TunedImport *imp = NULL;
+        int r;
+
+        r = tuned_profile_load(path, NULL, &p, ret_error);
+        return r < 0 ? r : tuned_import(p, &imp);
+}
+
+/* Writes text as the profile DIR/NAME/tuned.conf; returns DIR/NAME (caller frees). */
+static char *write_profile(const char *dir, const char *name, const char *text) {
+        _cleanup_(freep) char *rel = NULL;
+
+        ck_assert_int_ge(asprintf(&rel, "%s/tuned.conf", name), 0);
+        tu_write(dir, rel, text, 0644);
+        return tu_join(dir, name);
+}
+
 /* Loads text as the profile DIR/NAME/tuned.conf of a fresh directory (removed again); *ret_dir to remove. */
 static int load_text(const char *name, const char *text, TunedProfile **ret, char **ret_error, char **ret_dir) {
-        _cleanup_(freep) char *rel = NULL, *path = NULL;
+        _cleanup_(freep) char *path = NULL;
 
         *ret_dir = tu_mkdtemp();
-        ck_assert_int_ge(asprintf(&rel, "%s/tuned.conf", name), 0);
-        tu_write(*ret_dir, rel, text, 0644);
-        path = tu_join(*ret_dir, name);
+        path = write_profile(*ret_dir, name, text);
         return tuned_profile_load(path, NULL, ret, ret_error);
 }
 
@@ -202,11 +248,11 @@ START_TEST(test_tuned_ini_refuses_a_12_mb_line_without_crashing) {
                                *huge = repeat("[sysctl]\nnet.core.busy_read=", '5', 12 * 1024 * 1024, "\n"),
                                *e1 = NULL, *e2 = NULL, *e3 = NULL;
 
-        ck_assert_int_eq(parse_in_child(huge, strlen(huge), &e1), -EBADMSG);
+        ck_assert_int_eq(parse_in_child(huge, &e1), -EBADMSG);
         ck_assert_msg(streq(e1, "test.conf:2: line too long (more than 4095 bytes)"), "%s", e1);
         /* A line of TUNED_LINE_MAX bytes is read; one byte more is refused, naming the line. */
-        ck_assert_int_eq(parse_in_child(longest, strlen(longest), &e2), 0);
-        ck_assert_int_eq(parse_in_child(over, strlen(over), &e3), -EBADMSG);
+        ck_assert_int_eq(parse_in_child(longest, &e2), 0);
+        ck_assert_int_eq(parse_in_child(over, &e3), -EBADMSG);
         ck_assert_msg(streq(e3, "test.conf:2: line too long (more than 4095 bytes)"), "%s", e3);
 }
 END_TEST
@@ -221,10 +267,10 @@ START_TEST(test_tuned_messages_cut_what_they_repeat) {
         const TunedNote *n;
 
         /* A 4 MB line is refused by its length without being repeated. */
-        ck_assert_int_eq(parse_in_child(huge, strlen(huge), &e1), -EBADMSG);
+        ck_assert_int_eq(parse_in_child(huge, &e1), -EBADMSG);
         ck_assert_msg(strlen(e1) < 100, "%zu bytes: %.200s", strlen(e1), e1);
         /* A bad line of 4000 bytes is repeated up to 64 bytes and "...". */
-        ck_assert_int_eq(parse_in_child(longline, strlen(longline), &e2), -EBADMSG);
+        ck_assert_int_eq(parse_in_child(longline, &e2), -EBADMSG);
         ck_assert_msg(strstr(e2, "'not a key yyyy") && strstr(e2, "y...'"), "%.200s", e2);
         ck_assert_msg(strlen(e2) < 200, "%zu bytes: %.200s", strlen(e2), e2);
 
@@ -240,7 +286,7 @@ START_TEST(test_tuned_messages_cut_what_they_repeat) {
         /* Continuation lines make a value at most TUNED_VALUE_MAX bytes long. */
         free(longvalue);
         longvalue = repeat("[sysctl]\nkey = 1\n", '\n', TUNED_VALUE_MAX, " 2\n");  /* blank lines are part of it */
-        ck_assert_int_eq(parse_in_child(longvalue, strlen(longvalue), &e4), -EBADMSG);
+        ck_assert_int_eq(parse_in_child(longvalue, &e4), -EBADMSG);
         ck_assert_msg(streq(e4, "test.conf:65539: the value of 'key' grows past 65536 bytes with this line"), "%s", e4);
 }
 END_TEST
@@ -278,6 +324,51 @@ START_TEST(test_tuned_expand_variables_and_reproducible_functions) {
                 ck_assert_ptr_null(out);
                 ck_assert_ptr_nonnull(reason);
         }
+}
+END_TEST
+
+START_TEST(test_tuned_variables_are_bounded_once_expanded) {
+        _cleanup_(freep) char *dir = tu_mkdtemp(), *doubling = NULL, *wide = NULL, *mapped = NULL, *path = NULL,
+                               *x = repeat("", 'x', 4000, ""), *e1 = NULL, *e2 = NULL, *e3 = NULL;
+        _cleanup_(tuned_profile_freep) TunedProfile *p = NULL;
+        _cleanup_(tuned_import_freep) TunedImport *imp = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        /* 40 variables, each two copies of the one before: 2^41 bytes at the end, unless bounded. */
+        f = open_memstream(&doubling, &size);
+        ck_assert_ptr_nonnull(f);
+        fputs("[variables]\na0=xy\n", f);
+        for (int i = 1; i <= 40; i++)
+                fprintf(f, "a%d=${a%d}${a%d}\n", i, i - 1, i - 1);
+        fputs("[sysctl]\nnet.core.busy_read=${a40}\n", f);
+        ck_assert_int_eq(fclose(f), 0);
+        path = write_profile(dir, "doubling", doubling);
+        ck_assert_int_eq(run_in_child(call_load_and_import, path, &e1), -E2BIG);
+        /* a0..a13 hold 32798 bytes with their names, a14 32771 more. */
+        ck_assert_msg(endswith(e1, "doubling/tuned.conf:16: the [variables] together hold more than 65536 bytes "
+                                   "with 'a14'"), "%s", e1);
+
+        /* One variable of 17 copies of 4000 bytes. */
+        ck_assert_int_ge(asprintf(&wide, "[variables]\na=%s\nb=${a}${a}${a}${a}${a}${a}${a}${a}${a}${a}${a}${a}"
+                                         "${a}${a}${a}${a}${a}\n", x), 0);
+        free(path);
+        path = write_profile(dir, "wide", wide);
+        ck_assert_int_eq(run_in_child(call_load_and_import, path, &e2), -E2BIG);
+        ck_assert_msg(endswith(e2, "wide/tuned.conf:3: variable 'b' expands to more than 65536 bytes"), "%s", e2);
+
+        /* A sysctl value of as many copies is not imported, and says why. */
+        ck_assert_int_ge(asprintf(&mapped, "[variables]\na=%s\n[sysctl]\nnet.core.busy_read=${a}${a}${a}${a}${a}"
+                                           "${a}${a}${a}${a}${a}${a}${a}${a}${a}${a}${a}${a}\n", x), 0);
+        free(path);
+        path = write_profile(dir, "mapped", mapped);
+        ck_assert_int_eq(run_in_child(call_load_and_import, path, &e3), 0);
+        ck_assert_int_eq(tuned_profile_load(path, NULL, &p, &e3), 0);
+        ck_assert_int_eq(tuned_import(p, &imp), 0);
+        ck_assert_uint_eq(imp->n_knobs, 0);
+        ck_assert_uint_eq(imp->n_skipped, 1);
+        ck_assert_str_eq(imp->skipped[0].reason, "busy-read: the value expands to more than 65536 bytes");
+        tu_rm_rf(dir);
 }
 END_TEST
 
@@ -446,6 +537,7 @@ static Suite *tuned_suite(void) {
         tcase_add_test(tc, test_tuned_ini_refuses_a_12_mb_line_without_crashing);
         tcase_add_test(tc, test_tuned_messages_cut_what_they_repeat);
         tcase_add_test(tc, test_tuned_expand_variables_and_reproducible_functions);
+        tcase_add_test(tc, test_tuned_variables_are_bounded_once_expanded);
         tcase_add_test(tc, test_tuned_include_chain_merges_later_over_earlier);
         tcase_add_test(tc, test_tuned_replace_and_drop);
         tcase_add_test(tc, test_tuned_local_dir_extends_vendor_profile_of_same_name);
