@@ -11,12 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf-parser.h"
 #include "knob.h"
 #include "strv.h"
 #include "tuned.h"
 
-/* Comment lines of the output stay below netpolld's 200-character line limit. */
+/* Every line of the output is one netpolld reads (CONF_LINE_MAX): comments wrap, the name is bounded. */
 #define COMMENT_WIDTH 160
+#define COMMENT_INDENT "#     "
+#define HEADER_FMT "# Imported from the tuned profile \"%s\" by netpollctl profile import-tuned.\n"
+#define DESCRIPTION_FMT "description = Imported from tuned profile %s\n"
+/* The length of a one-"%s" format's line (its "%s" and newline left out) with a name of n bytes. */
+#define LINE_LEN(fmt, n) (sizeof(fmt) - 1 - 3 + (n))
+_Static_assert(sizeof(COMMENT_INDENT) - 1 + COMMENT_WIDTH < CONF_LINE_MAX, "comment lines too long for netpolld");
+_Static_assert(LINE_LEN(HEADER_FMT, TUNED_NAME_MAX) < CONF_LINE_MAX, "TUNED_NAME_MAX too long for netpolld");
+_Static_assert(LINE_LEN(DESCRIPTION_FMT, TUNED_NAME_MAX) < CONF_LINE_MAX, "TUNED_NAME_MAX too long for netpolld");
 
 TunedImport *tuned_import_free(TunedImport *imp) {
         if (!imp)
@@ -221,7 +230,7 @@ static void comment(FILE *f, const char *prefix, const char *text) {
         fputs("# ", f);
         for (size_t i = 0; i < n; i++) {
                 if (i > 0 && i % COMMENT_WIDTH == 0)
-                        fputs("\n#     ", f);
+                        fputs("\n" COMMENT_INDENT, f);
                 fputc(full[i] == '\n' || full[i] == '\r' ? ' ' : full[i], f);
         }
         fputc('\n', f);
@@ -240,14 +249,14 @@ static void comment_origin(FILE *f, const char *file, unsigned line, const char 
 }
 
 char *tuned_import_format(const TunedImport *imp, const TunedProfile *p) {
-        _cleanup_(freep) char *files = strv_join(p->files, ", ");
-        char *buf = NULL, *name;
+        /* tuned_profile_load() refuses longer names; cut all the same, so no line is one netpolld refuses. */
+        _cleanup_(freep) char *files = strv_join(p->files, ", "), *name = strndup(p->name, TUNED_NAME_MAX);
+        char *buf = NULL;
         size_t size = 0;
         FILE *f;
 
-        if (!files)
+        if (!files || !name)
                 return NULL;
-        name = strdupa(p->name);
         /* The description is one INI value: keep it to characters that cannot end or comment it. */
         for (char *c = name; *c; c++)
                 if (!isalnum((unsigned char) *c) && !strchr("_.-", *c))
@@ -256,14 +265,14 @@ char *tuned_import_format(const TunedImport *imp, const TunedProfile *p) {
         f = open_memstream(&buf, &size);
         if (!f)
                 return NULL;
-        fprintf(f, "# Imported from the tuned profile \"%s\" by netpollctl profile import-tuned.\n", name);
+        fprintf(f, HEADER_FMT, name);
         comment(f, "tuned files read: ", files);
         if (p->summary)
                 comment(f, "tuned summary: ", p->summary);
         fputs("# Each knob below sets the kernel file to the number tuned writes; the line above it\n"
               "# names the tuned line it comes from. Adaptive control is off (netpolld's default),\n"
               "# so netpolld holds these values as tuned does.\n\n", f);
-        fprintf(f, "[profile]\ndescription = Imported from tuned profile %s\n", name);
+        fprintf(f, "[profile]\n" DESCRIPTION_FMT, name);
         if (imp->n_knobs > 0)
                 fputs("\n[knobs]\n", f);
         for (size_t i = 0; i < imp->n_knobs; i++) {

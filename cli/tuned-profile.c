@@ -504,9 +504,22 @@ static int define_variables(TunedProfile *p, char **ret_error) {
         return r;
 }
 
+/* -EINVAL with *ret_error for a name the netpolld profile has no room for. */
+static int check_name_length(const char *name, const char *name_or_path, char **ret_error) {
+        char buf[TUNED_EXCERPT_SIZE];
+
+        if (strlen(name) <= TUNED_NAME_MAX)
+                return 0;
+        return tuned_error(ret_error, -EINVAL, tuned_excerpt(name_or_path, buf), 0,
+                           "the profile name%s is %zu bytes long; at most %d fit the lines of the netpolld profile "
+                           "it goes into", streq(name, name_or_path) ? "" : " (the directory's name)", strlen(name),
+                           TUNED_NAME_MAX);
+}
+
 int tuned_profile_load(const char *name_or_path, char *const *dirs, TunedProfile **ret, char **ret_error) {
         _cleanup_(tuned_profile_freep) TunedProfile *p = NULL;
         Loader l = { .dirs = dirs ?: (char *const *) tuned_default_dirs, .ret_error = ret_error };
+        char buf[TUNED_EXCERPT_SIZE];
         int r;
 
         p = calloc(1, sizeof(TunedProfile));
@@ -527,12 +540,18 @@ int tuned_profile_load(const char *name_or_path, char *const *dirs, TunedProfile
                 p->name = path ? profile_name_of(path) : NULL;
                 if (!p->name)
                         return -ENOMEM;
+                r = check_name_length(p->name, name_or_path, ret_error);
+                if (r < 0)
+                        return r;
                 r = load_file(&l, path, NULL);
         } else {
                 if (!*name_or_path || strspn(name_or_path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                                            "0123456789_.-") != strlen(name_or_path))
-                        return tuned_error(ret_error, -EINVAL, name_or_path, 0,
+                        return tuned_error(ret_error, -EINVAL, tuned_excerpt(name_or_path, buf), 0,
                                            "not a tuned profile name (letters, digits, '_', '.', '-')");
+                r = check_name_length(name_or_path, name_or_path, ret_error);
+                if (r < 0)
+                        return r;
                 p->name = strdup(name_or_path);
                 if (!p->name)
                         return -ENOMEM;

@@ -80,6 +80,14 @@ typedef struct TunedProfile {
  */
 #define TUNED_LINE_MAX 4095
 
+/*
+ * The longest profile name the import takes, in bytes. The name goes into
+ * two lines of the netpolld profile (its first comment and its
+ * description), which must stay within the line netpolld reads
+ * (tuned-map.c asserts it); tuned's own names are a few dozen characters.
+ */
+#define TUNED_NAME_MAX 100
+
 /* How much of a line, value or name a message repeats: this many bytes, then "...". */
 #define TUNED_EXCERPT_MAX 64
 #define TUNED_EXCERPT_SIZE (TUNED_EXCERPT_MAX + sizeof("..."))
@@ -124,7 +132,9 @@ TunedSection *tuned_file_section(TunedFile *f, const char *name);
  * (comma or semicolon separated, "-NAME" optional, a file already loaded is
  * skipped and the next directory tried, as tuned does), the profiles merged
  * (later ones override; replace=1 and drop= as tuned), [variables] and
- * ${i:PROFILE_DIR} expanded. Errors (-ENOENT missing profile, -ELOOP a
+ * ${i:PROFILE_DIR} expanded. Errors (-EINVAL a name with other characters
+ * than letters, digits, '_', '.', '-', or a name, or a PATH's directory
+ * name, longer than TUNED_NAME_MAX; -ENOENT missing profile, -ELOOP a
  * profile that includes one of its own includers, -EBADMSG a malformed
  * line, -E2BIG a variable or the [variables] together past TUNED_VALUE_MAX
  * once expanded, a read error) set *ret_error naming the file and line.

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "conf-parser.h"
+#include "policy.h"
 #include "strv.h"
 #include "testutil.h"
 #include "tuned.h"
@@ -529,6 +531,65 @@ START_TEST(test_tuned_load_survives_every_failing_strdup) {
 }
 END_TEST
 
+/* netpolld's own profile reader on text: every problem it has with it, NULL when none. */
+static char **netpolld_problems(const char *dir, const char *text) {
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(freep) char *path = tu_join(dir, "imported.conf");
+        char **errors = NULL;
+        int r;
+
+        tu_write(dir, "imported.conf", text, 0644);
+        r = profile_load(&p, path, NULL, &errors);
+        if (r < 0 && !errors)
+                ck_assert_int_eq(strv_extendf(&errors, "profile_load(): %s", strerror(-r)), 0);
+        return errors;
+}
+
+START_TEST(test_tuned_long_profile_name_is_refused_up_front) {
+        static const char text[] = "[sysctl]\nnet.core.busy_read=50\n";
+        _cleanup_(freep) char *dir = tu_mkdtemp(), *name101 = repeat("", 'n', TUNED_NAME_MAX + 1, ""),
+                               *name100 = repeat("", 'm', TUNED_NAME_MAX, ""), *name180 = repeat("", 'd', 180, ""),
+                               *p101 = write_profile(dir, name101, text), *p100 = write_profile(dir, name100, text),
+                               *p180 = write_profile(dir, name180, text), *e1 = NULL, *e2 = NULL, *e3 = NULL,
+                               *e4 = NULL, *out = NULL, *out_cut = NULL;
+        _cleanup_(tuned_profile_freep) TunedProfile *p = NULL;
+        _cleanup_(tuned_import_freep) TunedImport *imp = NULL;
+        _cleanup_(strv_freep) char **problems = NULL, **problems_cut = NULL;
+        char *dirs[] = { dir, NULL }, *line, *save = NULL;
+
+        /* By name, and by path (the directory's name), before anything is read or written. */
+        ck_assert_int_eq(tuned_profile_load(name101, dirs, &p, &e1), -EINVAL);
+        ck_assert_msg(startswith(e1, "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...: the profile "
+                                     "name is 101 bytes long; at most 100 fit the lines of the netpolld profile"),
+                      "%s", e1);
+        ck_assert_int_eq(tuned_profile_load(p180, NULL, &p, &e2), -EINVAL);
+        ck_assert_msg(strstr(e2, "...: the profile name (the directory's name) is 180 bytes long; at most 100 fit"),
+                      "%s", e2);
+        ck_assert_int_eq(tuned_profile_load(p101, NULL, &p, &e4), -EINVAL);
+        ck_assert_msg(strstr(e4, "...: the profile name (the directory's name) is 101 bytes long"), "%s", e4);
+        ck_assert_ptr_null(p);
+
+        /* The longest name the import takes makes a profile netpolld reads. */
+        ck_assert_int_eq(tuned_profile_load(p100, NULL, &p, &e3), 0);
+        ck_assert_int_eq(tuned_import(p, &imp), 0);
+        out = tuned_import_format(imp, p);
+        ck_assert_ptr_nonnull(out);
+        problems = netpolld_problems(dir, out);
+        ck_assert_msg(!problems, "netpolld refuses the import: %s", problems[0]);
+
+        /* A longer name that did not come through tuned_profile_load() is cut, not written whole. */
+        free(p->name);
+        p->name = repeat("", 'x', 300, "");
+        out_cut = tuned_import_format(imp, p);
+        ck_assert_ptr_nonnull(out_cut);
+        problems_cut = netpolld_problems(dir, out_cut);
+        ck_assert_msg(!problems_cut, "netpolld refuses the import: %s", problems_cut[0]);
+        for (line = strtok_r(out_cut, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                ck_assert_uint_lt(strlen(line), CONF_LINE_MAX);
+        tu_rm_rf(dir);
+}
+END_TEST
+
 static Suite *tuned_suite(void) {
         Suite *s = suite_create("tuned");
         TCase *tc = tcase_create("tuned");
@@ -543,6 +604,7 @@ static Suite *tuned_suite(void) {
         tcase_add_test(tc, test_tuned_local_dir_extends_vendor_profile_of_same_name);
         tcase_add_test(tc, test_tuned_include_loop_is_an_error);
         tcase_add_test(tc, test_tuned_missing_profile_bad_file_and_missing_include);
+        tcase_add_test(tc, test_tuned_long_profile_name_is_refused_up_front);
         tcase_add_test(tc, test_tuned_values_netpolld_cannot_write_the_same_are_reported);
         tcase_add_test(tc, test_tuned_conditional_and_disabled_units_are_reported);
         tcase_add_test(tc, test_tuned_format_writes_knobs_with_their_origin_and_the_report);
