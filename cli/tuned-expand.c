@@ -17,7 +17,7 @@
 #include <sys/types.h>
 
 #include "strv.h"
-#include "tuned-expand.h"
+#include "tuned.h"
 
 void tuned_vars_done(TunedVars *v) {
         for (size_t i = 0; i < v->n; i++) {
@@ -44,12 +44,20 @@ bool tuned_var_name_valid(const char *s) {
         return true;
 }
 
+static size_t var_size(const TunedVars *v, size_t i) {
+        return strlen(v->names[i]) + strlen(strempty(v->values[i])) + strlen(strempty(v->reasons[i]));
+}
+
 int tuned_vars_set(TunedVars *v, const char *name, const char *value, const char *reason) {
-        size_t i;
+        size_t i, old = 0;
 
         for (i = 0; i < v->n; i++)
                 if (streq(v->names[i], name))
                         break;
+        if (i < v->n)
+                old = var_size(v, i);
+        if (v->size - old + strlen(name) + strlen(strempty(value)) + strlen(strempty(reason)) > TUNED_VALUE_MAX)
+                return -E2BIG;
         if (i == v->n) {
                 char **n = reallocarray(v->names, i + 1, sizeof(char *));
                 if (!n)
@@ -69,22 +77,26 @@ int tuned_vars_set(TunedVars *v, const char *name, const char *value, const char
                 v->values[i] = v->reasons[i] = NULL;
                 v->n++;
         }
+        v->size -= var_size(v, i);
         free(v->values[i]);
         free(v->reasons[i]);
         v->values[i] = value ? strdup(value) : NULL;
         v->reasons[i] = reason ? strdup(reason) : NULL;
+        v->size += var_size(v, i);
         if ((value && !v->values[i]) || (reason && !v->reasons[i]))
                 return -ENOMEM;
         return 0;
 }
 
-/* A growing string; on -ENOMEM it is freed. */
+/* A growing string of at most TUNED_VALUE_MAX bytes; on failure the caller frees it. */
 typedef struct Buf {
         char *s;
         size_t n, allocated;
 } Buf;
 
 static int buf_add(Buf *b, const char *s, size_t n) {
+        if (n > TUNED_VALUE_MAX - b->n)
+                return -E2BIG;
         if (b->n + n + 1 > b->allocated) {
                 size_t a = MAX(b->allocated * 2, b->n + n + 64);
                 char *p = realloc(b->s, a);
@@ -196,17 +208,21 @@ static bool parse_py_int(const char *s, int64_t *ret) {
 /* The functions reproduced: their result from the arguments alone. */
 static int call_function(char **args, size_t n, char **ret, char **ret_reason) {
         const char *name = args[0];
+        char buf[TUNED_EXCERPT_SIZE];
         int64_t x;
 
         if (streq(name, "strip")) {
                 Buf b = {};
                 size_t start, end;
+                int r;
 
-                for (size_t i = 1; i < n; i++)
-                        if (buf_add(&b, args[i], strlen(args[i])) < 0) {
+                for (size_t i = 1; i < n; i++) {
+                        r = buf_add(&b, args[i], strlen(args[i]));
+                        if (r < 0) {
                                 free(b.s);
-                                return -ENOMEM;
+                                return r;
                         }
+                }
                 if (!b.s) {
                         *ret = strdup("");
                         return *ret ? 0 : -ENOMEM;
@@ -222,7 +238,8 @@ static int call_function(char **args, size_t n, char **ret, char **ret_reason) {
         }
         if (streq(name, "kb2s") || streq(name, "s2kb")) {
                 if (n != 2 || !parse_py_int(args[1], &x))
-                        return fail(ret_reason, -EOPNOTSUPP, "${f:%s} needs one whole number", name);
+                        return fail(ret_reason, -EOPNOTSUPP, "${f:%s} needs one whole number",
+                                    tuned_excerpt(name, buf));
                 if (streq(name, "kb2s"))
                         x *= 2;
                 else if (x % 2 == 0)
@@ -237,7 +254,8 @@ static int call_function(char **args, size_t n, char **ret, char **ret_reason) {
                 return 0;
         }
         return fail(ret_reason, -EOPNOTSUPP,
-                    "${f:%s} depends on the host or is not reproduced by netpollctl; not guessed", name);
+                    "${f:%s} depends on the host or is not reproduced by netpollctl; not guessed",
+                    tuned_excerpt(name, buf));
 }
 
 /* Splits "${f:a:b\:c" (no closing brace) at ':' not preceded by '\', unescaping "\:". */
@@ -274,12 +292,13 @@ static int split_call(const char *s, size_t len, char ***ret, size_t *ret_n) {
 
 /* Pass 2: ${f:...} innermost first, as tuned's scanner does; then "\${f:" -> "${f:". */
 static int expand_functions(char **s, char **ret_reason) {
-        size_t stack[64], depth = 0;
+        size_t stack[64], depth = 0, len = strlen(*s);
         bool esc = false, escs[64];
         ssize_t i = 0;
         int r;
 
-        while ((size_t) i < strlen(*s)) {
+        /* A call's result is never longer than the call, so the value stays within TUNED_VALUE_MAX. */
+        while ((size_t) i < len) {
                 const char *str = *s;
 
                 if (str[i] == '}') {
@@ -304,6 +323,7 @@ static int expand_functions(char **s, char **ret_reason) {
                                         return -ENOMEM;
                                 free(*s);
                                 *s = joined;
+                                len = strlen(joined);
                                 i = MAX((ssize_t) (from + strlen(out)) - 1, 0);
                         }
                 } else if (startswith(str + i, "${")) {
@@ -324,6 +344,7 @@ static int expand_functions(char **s, char **ret_reason) {
 
 int tuned_expand(const TunedVars *v, const char *value, char **ret, char **ret_reason) {
         _cleanup_(freep) char *s = NULL;
+        char buf[TUNED_EXCERPT_SIZE];
         const char *left;
         int r;
 
@@ -341,7 +362,8 @@ int tuned_expand(const TunedVars *v, const char *value, char **ret, char **ret_r
                 if (!ref)
                         return -ENOMEM;
                 return fail(ret_reason, -EOPNOTSUPP,
-                            "%s stays unexpanded (no such variable, or escaped): tuned would write it literally", ref);
+                            "%s stays unexpanded (no such variable, or escaped): tuned would write it literally",
+                            tuned_excerpt(ref, buf));
         }
         *ret = TAKE_PTR(s);
         return 0;

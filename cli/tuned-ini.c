@@ -4,7 +4,9 @@
  * loader reads it (Python's configparser with '=' as the only delimiter,
  * '#' inline comments and strict=False), plus the small helpers the
  * tuned-*.c files share. tuned gives up on a file with any bad line; so
- * does this, naming the first one.
+ * does this, naming the first one. Lines and values are bounded
+ * (TUNED_LINE_MAX, TUNED_VALUE_MAX): tuned reads any size, this refuses
+ * what no profile needs rather than hold it in memory.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -93,6 +95,19 @@ int tuned_notes_add(TunedNote **notes, size_t *n, const TunedOption *from, const
         return 0;
 }
 
+const char *tuned_excerpt(const char *s, char buf[static TUNED_EXCERPT_SIZE]) {
+        size_t n = TUNED_EXCERPT_MAX;
+
+        if (strnlen(s, n + 1) <= n)
+                return s;
+        /* Cut before the first byte of a character that would be split. */
+        while (n > 0 && ((unsigned char) s[n] & 0xC0) == 0x80)
+                n--;
+        memcpy(buf, s, n);
+        strcpy(buf + n, "...");
+        return buf;
+}
+
 int tuned_error(char **ret_error, int r, const char *file, unsigned line, const char *fmt, ...) {
         _cleanup_(freep) char *msg = NULL;
         va_list ap;
@@ -168,6 +183,7 @@ typedef struct Parser {
         size_t pending_blank;           /* blank lines inside a value, kept if it continues */
         size_t indent;                  /* of the last header or option line */
         bool variables;                 /* a variables file: a key without '=' is allowed (and unset) */
+        char text[TUNED_LINE_MAX + 1];  /* the line being parsed, as written */
 } Parser;
 
 static int parser_section(Parser *p, const char *name) {
@@ -234,11 +250,15 @@ static int parser_option(Parser *p, const char *key, const char *value, unsigned
         return 0;
 }
 
+/* Appends a continuation line to the open value; -E2BIG past TUNED_VALUE_MAX. */
 static int parser_continue(Parser *p, const char *value) {
         TunedOption *o = p->option;
         size_t n = strlen(o->value), add = strlen(value);
-        char *v = realloc(o->value, n + p->pending_blank + 1 + add + 1);
+        char *v;
 
+        if (p->pending_blank > TUNED_VALUE_MAX || n + p->pending_blank + 1 + add > TUNED_VALUE_MAX)
+                return -E2BIG;
+        v = realloc(o->value, n + p->pending_blank + 1 + add + 1);
         if (!v)
                 return -ENOMEM;
         for (size_t i = 0; i < p->pending_blank; i++)
@@ -250,13 +270,14 @@ static int parser_continue(Parser *p, const char *value) {
         return 0;
 }
 
-/* One line, newline removed. */
+/* One line (at most TUNED_LINE_MAX bytes), newline removed. */
 static int parse_line(Parser *p, char *line, unsigned lineno, char **ret_error) {
         const char *path = p->file->path;
-        char *c, *value, *eq, *text;
+        char *c, *value, *eq, *text, buf[TUNED_EXCERPT_SIZE];
         size_t indent;
+        int r;
 
-        text = strip(strdupa(line));
+        text = strip(memcpy(p->text, line, strlen(line) + 1));
         c = inline_comment(line);
         if (c)
                 *c = '\0';
@@ -271,8 +292,14 @@ static int parse_line(Parser *p, char *line, unsigned lineno, char **ret_error) 
         }
 
         indent = (size_t) (value - line);
-        if (p->section && p->option && indent > p->indent)
-                return parser_continue(p, value);
+        if (p->section && p->option && indent > p->indent) {
+                r = parser_continue(p, value);
+                if (r == -E2BIG)
+                        return tuned_error(ret_error, -EBADMSG, path, lineno,
+                                           "the value of '%s' grows past %d bytes with this line",
+                                           tuned_excerpt(p->option->key, buf), TUNED_VALUE_MAX);
+                return r;
+        }
 
         p->indent = indent;
         p->pending_blank = 0;
@@ -290,7 +317,8 @@ static int parse_line(Parser *p, char *line, unsigned lineno, char **ret_error) 
         }
         if (!p->section)
                 return tuned_error(ret_error, -EBADMSG, path, lineno,
-                                   "'%s' comes before any [section] header", text);
+                                   "'%s' comes before any [section] header",
+                                   tuned_excerpt(text, buf));
         eq = strchr(value, '=');
         if (!eq && p->variables) {
                 p->option = NULL;
@@ -298,54 +326,73 @@ static int parse_line(Parser *p, char *line, unsigned lineno, char **ret_error) 
         }
         if (!eq)
                 return tuned_error(ret_error, -EBADMSG, path, lineno,
-                                   "'%s' is not a [section] header, a KEY = VALUE line or a comment", text);
+                                   "'%s' is not a [section] header, a KEY = VALUE line or a comment",
+                                   tuned_excerpt(text, buf));
         *eq = '\0';
         if (!*strip(value))
-                return tuned_error(ret_error, -EBADMSG, path, lineno, "'%s' has no key before '='", text);
+                return tuned_error(ret_error, -EBADMSG, path, lineno, "'%s' has no key before '='",
+                                   tuned_excerpt(text, buf));
         return parser_option(p, strip(value), strip(eq + 1), lineno, text);
+}
+
+/* One line of f into line, newline removed: 1, 0 at the end of the file, -E2BIG past TUNED_LINE_MAX, -errno. */
+static int read_line(FILE *f, char line[static TUNED_LINE_MAX + 1], size_t *ret_len) {
+        size_t n = 0;
+        int c;
+
+        errno = 0;
+        while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+                if (n == TUNED_LINE_MAX)
+                        return -E2BIG;
+                line[n++] = (char) c;
+        }
+        if (ferror(f))
+                return errno > 0 ? -errno : -EIO;
+        if (c == EOF && n == 0)
+                return 0;
+        line[n] = '\0';
+        *ret_len = n;
+        return 1;
 }
 
 static int parse(const char *path, FILE *f, bool variables, TunedFile **ret, char **ret_error) {
         _cleanup_(tuned_file_freep) TunedFile *file = NULL;
-        _cleanup_(freep) char *line = NULL;
-        size_t size = 0;
+        _cleanup_(freep) Parser *p = NULL;
+        char line[TUNED_LINE_MAX + 1];
         unsigned lineno = 0;
-        Parser p = {};
-        ssize_t n;
+        size_t n;
         int r = 0;
 
         file = calloc(1, sizeof(TunedFile));
-        if (!file)
+        p = calloc(1, sizeof(Parser));
+        if (!file || !p)
                 return -ENOMEM;
         file->path = strdup(path);
         if (!file->path)
                 return -ENOMEM;
-        p.file = file;
-        p.variables = variables;
+        p->file = file;
+        p->variables = variables;
         /* tuned reads a variables file behind a section header of its own. */
-        if (variables && parser_section(&p, "variables") < 0) {
-                free(p.allocated_options);
-                return -ENOMEM;
-        }
+        if (variables)
+                r = parser_section(p, "variables");
 
-        errno = 0;
-        while (r >= 0 && (n = getline(&line, &size, f)) >= 0) {
+        while (r >= 0 && (r = read_line(f, line, &n)) > 0) {
                 lineno++;
-                while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+                while (n > 0 && line[n - 1] == '\r')
                         line[--n] = '\0';
-                if (strlen(line) != (size_t) n)
+                if (memchr(line, '\0', n))
                         r = tuned_error(ret_error, -EBADMSG, path, lineno, "a NUL byte in the line");
                 else
-                        r = parse_line(&p, line, lineno, ret_error);
+                        r = parse_line(p, line, lineno, ret_error);
         }
-        free(p.allocated_options);
-        if (r == -ENOMEM)
+        free(p->allocated_options);
+        if (r == -E2BIG)
+                return tuned_error(ret_error, -EBADMSG, path, lineno + 1, "line too long (more than %d bytes)",
+                                   TUNED_LINE_MAX);
+        if (r == -ENOMEM || r == -EBADMSG)
                 return r;
         if (r < 0)
-                return r;
-        if (ferror(f))
-                return tuned_error(ret_error, errno > 0 ? -errno : -EIO, path, 0, "cannot read: %s",
-                                   strerror(errno > 0 ? errno : EIO));
+                return tuned_error(ret_error, r, path, 0, "cannot read: %s", strerror(-r));
 
         *ret = TAKE_PTR(file);
         return 0;

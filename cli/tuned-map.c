@@ -11,12 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf-parser.h"
 #include "knob.h"
 #include "strv.h"
 #include "tuned.h"
 
-/* Comment lines of the output stay below netpolld's 200-character line limit. */
+/* Every line of the output is one netpolld reads (CONF_LINE_MAX): comments wrap, the name is bounded. */
 #define COMMENT_WIDTH 160
+#define COMMENT_INDENT "#     "
+#define HEADER_FMT "# Imported from the tuned profile \"%s\" by netpollctl profile import-tuned.\n"
+#define DESCRIPTION_FMT "description = Imported from tuned profile %s\n"
+/* The length of a one-"%s" format's line (its "%s" and newline left out) with a name of n bytes. */
+#define LINE_LEN(fmt, n) (sizeof(fmt) - 1 - 3 + (n))
+_Static_assert(sizeof(COMMENT_INDENT) - 1 + COMMENT_WIDTH < CONF_LINE_MAX, "comment lines too long for netpolld");
+_Static_assert(LINE_LEN(HEADER_FMT, TUNED_NAME_MAX) < CONF_LINE_MAX, "TUNED_NAME_MAX too long for netpolld");
+_Static_assert(LINE_LEN(DESCRIPTION_FMT, TUNED_NAME_MAX) < CONF_LINE_MAX, "TUNED_NAME_MAX too long for netpolld");
 
 TunedImport *tuned_import_free(TunedImport *imp) {
         if (!imp)
@@ -73,30 +82,39 @@ static bool plain_decimal(const char *s) {
 /* A tuned entry that is not imported, and why. */
 #define note(imp, o, ...) tuned_notes_add(&(imp)->skipped, &(imp)->n_skipped, (o), __VA_ARGS__)
 
+/* Sets d to value (kernel: what netpolld writes) from o; takes value and kernel only on success. */
 static int add_knob(TunedImport *imp, const KnobDesc *d, char *value, char *kernel, const TunedOption *o) {
         size_t allocated = imp->n_knobs;
+        TunedOption origin;
         TunedKnob *k = NULL;
         int r;
 
+        r = tuned_option_copy(o, &origin);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < imp->n_knobs && !k; i++)
                 if (imp->knobs[i].knob == d->name)
                         k = &imp->knobs[i];
         if (k) {
                 /* Two keys for one file (net.core.x and net/core/x): tuned writes both, the later stays. */
                 r = note(imp, &k->origin, "overridden by %s:%u, which writes the same file", o->file, o->line);
-                if (r < 0)
+                if (r < 0) {
+                        tuned_option_done(&origin);
                         return r;
+                }
                 free(k->value);
                 free(k->kernel);
                 tuned_option_done(&k->origin);
         } else {
                 r = tuned_grow((void **) &imp->knobs, &allocated, imp->n_knobs + 1, sizeof(TunedKnob));
-                if (r < 0)
+                if (r < 0) {
+                        tuned_option_done(&origin);
                         return r;
+                }
                 k = &imp->knobs[imp->n_knobs++];
         }
-        *k = (TunedKnob) { .knob = d->name, .value = value, .kernel = kernel };
-        return tuned_option_copy(o, &k->origin);
+        *k = (TunedKnob) { .knob = d->name, .value = value, .kernel = kernel, .origin = origin };
+        return 0;
 }
 
 static int map_sysctl(TunedImport *imp, const TunedProfile *p, const TunedOption *o) {
@@ -104,6 +122,7 @@ static int map_sysctl(TunedImport *imp, const TunedProfile *p, const TunedOption
                               *expected = NULL, *path = sysctl_path(o->key);
         const KnobDesc *d = path ? knob_of_path(path) : NULL;
         const char *why = NULL;
+        char buf[TUNED_EXCERPT_SIZE];
         KnobValue v, again;
         size_t n;
         char *t;
@@ -120,11 +139,13 @@ static int map_sysctl(TunedImport *imp, const TunedProfile *p, const TunedOption
         r = tuned_expand(&p->vars, raw, &value, &reason);
         if (r == -EOPNOTSUPP)
                 return note(imp, o, "%s: %s", d->name, reason);
+        if (r == -E2BIG)
+                return note(imp, o, "%s: the value expands to more than %d bytes", d->name, TUNED_VALUE_MAX);
         if (r < 0)
                 return r;
         if (strlen(value) > 1 && (value[0] == '<' || value[0] == '>'))
                 return note(imp, o, "%s: tuned writes %s only when it is %s than the value the kernel holds; "
-                            "netpolld sets values unconditionally", d->name, value + 1,
+                            "netpolld sets values unconditionally", d->name, tuned_excerpt(value + 1, buf),
                             value[0] == '>' ? "greater" : "less");
 
         /* The kernel skips blanks around the number, so they change nothing. */
@@ -135,10 +156,11 @@ static int map_sysctl(TunedImport *imp, const TunedProfile *p, const TunedOption
                 t[n - 1] = '\0';
         if (!plain_decimal(t))
                 return note(imp, o, "%s: '%s' is not one plain decimal number, which is all netpolld writes "
-                            "to %s", d->name, value, d->path);
+                            "to %s", d->name, tuned_excerpt(value, buf), d->path);
 
         if (knob_parse_kernel(d, t, &v) < 0)
-                return note(imp, o, "%s: '%s' cannot be read as the kernel's value", d->name, t);
+                return note(imp, o, "%s: '%s' cannot be read as the kernel's value", d->name,
+                            tuned_excerpt(t, buf));
         text = knob_format_value(d, &v);
         if (!text)
                 return -ENOMEM;
@@ -208,7 +230,7 @@ static void comment(FILE *f, const char *prefix, const char *text) {
         fputs("# ", f);
         for (size_t i = 0; i < n; i++) {
                 if (i > 0 && i % COMMENT_WIDTH == 0)
-                        fputs("\n#     ", f);
+                        fputs("\n" COMMENT_INDENT, f);
                 fputc(full[i] == '\n' || full[i] == '\r' ? ' ' : full[i], f);
         }
         fputc('\n', f);
@@ -227,14 +249,14 @@ static void comment_origin(FILE *f, const char *file, unsigned line, const char 
 }
 
 char *tuned_import_format(const TunedImport *imp, const TunedProfile *p) {
-        _cleanup_(freep) char *files = strv_join(p->files, ", ");
-        char *buf = NULL, *name;
+        /* tuned_profile_load() refuses longer names; cut all the same, so no line is one netpolld refuses. */
+        _cleanup_(freep) char *files = strv_join(p->files, ", "), *name = strndup(p->name, TUNED_NAME_MAX);
+        char *buf = NULL;
         size_t size = 0;
         FILE *f;
 
-        if (!files)
+        if (!files || !name)
                 return NULL;
-        name = strdupa(p->name);
         /* The description is one INI value: keep it to characters that cannot end or comment it. */
         for (char *c = name; *c; c++)
                 if (!isalnum((unsigned char) *c) && !strchr("_.-", *c))
@@ -243,14 +265,14 @@ char *tuned_import_format(const TunedImport *imp, const TunedProfile *p) {
         f = open_memstream(&buf, &size);
         if (!f)
                 return NULL;
-        fprintf(f, "# Imported from the tuned profile \"%s\" by netpollctl profile import-tuned.\n", name);
+        fprintf(f, HEADER_FMT, name);
         comment(f, "tuned files read: ", files);
         if (p->summary)
                 comment(f, "tuned summary: ", p->summary);
         fputs("# Each knob below sets the kernel file to the number tuned writes; the line above it\n"
               "# names the tuned line it comes from. Adaptive control is off (netpolld's default),\n"
               "# so netpolld holds these values as tuned does.\n\n", f);
-        fprintf(f, "[profile]\ndescription = Imported from tuned profile %s\n", name);
+        fprintf(f, "[profile]\n" DESCRIPTION_FMT, name);
         if (imp->n_knobs > 0)
                 fputs("\n[knobs]\n", f);
         for (size_t i = 0; i < imp->n_knobs; i++) {

@@ -121,7 +121,7 @@ static bool py_true(const TunedOption *o, bool dflt) {
         return streq(o->value, "True") || streq(o->value, "true") || streq(o->value, "1");
 }
 
-/* A unit from a section; the section's options move into it. */
+/* A unit from a section; the section's options move into it. *ret untouched on failure. */
 static int unit_from_section(TunedSection *s, TunedUnit *ret) {
         static const char *const dropped[] = { "devices", "devices_udev_regex", "script_pre", "script_post" };
         TunedOption type, enabled, replace, drop, cond, other;
@@ -188,18 +188,19 @@ static void unit_remove_option(TunedUnit *u, const char *key) {
                 }
 }
 
-/* drop= names, split at ',' or ';' with blanks around, as tuned splits them. */
-static void unit_drop(TunedUnit *into, const char *drop) {
+/* drop= names, split at ',' or ';' with blanks around, as tuned splits them. 0 or -ENOMEM. */
+static int unit_drop(TunedUnit *into, const char *drop) {
         _cleanup_(freep) char *copy = strdup(drop);
         char *save = NULL;
 
         if (!copy)
-                return;
+                return -ENOMEM;
         for (char *k = strtok_r(copy, ",;", &save); k; k = strtok_r(NULL, ",;", &save)) {
                 k += strspn(k, " \t");
                 k[strcspn(k, " \t")] = '\0';
                 unit_remove_option(into, k);
         }
+        return 0;
 }
 
 /* Merges u (taken) over the profile's units, as tuned's merger does for the next profile. */
@@ -233,8 +234,11 @@ static int merge_unit(Loader *l, TunedUnit *u) {
                 }
                 into->condition = TAKE_PTR(u->condition);
         }
-        if (u->drop)
-                unit_drop(into, u->drop);
+        if (u->drop) {
+                r = unit_drop(into, u->drop);
+                if (r < 0)
+                        return r;
+        }
 
         allocated = into->n_options;
         for (size_t i = 0; i < u->n_options; i++) {
@@ -270,6 +274,9 @@ static int load_includes(Loader *l, const TunedOption *inc) {
         if (r == -EOPNOTSUPP)
                 return tuned_notes_add(&l->p->notes, &l->p->n_notes, inc,
                                        "include not followed: %s; its settings are missing from the import", reason);
+        if (r == -E2BIG)
+                return tuned_error(l->ret_error, r, inc->file, inc->line, "include= expands to more than %d bytes",
+                                   TUNED_VALUE_MAX);
         if (r < 0)
                 return r;
         for (char *n = strtok_r(value, ",;", &save); n; n = strtok_r(NULL, ",;", &save)) {
@@ -341,7 +348,8 @@ static int load_file(Loader *l, const char *path, const TunedOption *from) {
         }
 
         for (size_t i = 0; i < f->n_sections; i++) {
-                TunedUnit u;
+                /* unit_from_section() leaves u as it is on failure: zeroed, unit_done() frees nothing. */
+                TunedUnit u = {};
 
                 if (streq(f->sections[i].name, "main"))
                         continue;
@@ -368,6 +376,7 @@ static bool strv_contains(char *const *l, const char *s) {
 static int load_name(Loader *l, const char *name, const TunedOption *from) {
         _cleanup_(freep) char *skipped = NULL, *dirs = NULL;
         bool optional = name[0] == '-';
+        char buf[TUNED_EXCERPT_SIZE];
         const char *base;
 
         if (optional)
@@ -397,11 +406,12 @@ static int load_name(Loader *l, const char *name, const TunedOption *from) {
                 return 0;       /* loaded already through another include: tuned does not load it twice */
         if (optional)
                 return tuned_notes_add(&l->p->notes, &l->p->n_notes, from,
-                                       "optional include '-%s' not found; skipped, as tuned skips it", name);
+                                       "optional include '-%s' not found; skipped, as tuned skips it",
+                                       tuned_excerpt(name, buf));
         dirs = strv_join(l->dirs, ", ");
         if (from)
                 return tuned_error(l->ret_error, -ENOENT, from->file, from->line,
-                                   "include: no tuned profile '%s' in %s", name, strempty(dirs));
+                                   "include: no tuned profile '%s' in %s", tuned_excerpt(name, buf), strempty(dirs));
         return tuned_error(l->ret_error, -ENOENT, name, 0, "no tuned profile of that name in %s (NAME/tuned.conf)",
                            strempty(dirs));
 }
@@ -417,23 +427,31 @@ static char *profile_name_of(const char *path) {
         return strndup(start, (size_t) (end - start));
 }
 
-static int add_variable(TunedProfile *p, const TunedOption *o) {
+/* Defines o's variable; -E2BIG with *ret_error past TUNED_VALUE_MAX. */
+static int add_variable(TunedProfile *p, const TunedOption *o, char **ret_error) {
         _cleanup_(freep) char *value = NULL, *reason = NULL, *why = NULL;
+        char buf[TUNED_EXCERPT_SIZE];
         int r;
 
         if (!tuned_var_name_valid(o->key))
                 return tuned_notes_add(&p->notes, &p->n_notes, o,
                                        "variable name '%s' has characters other than letters, digits and '_'; "
-                                       "tuned ignores it too", o->key);
+                                       "tuned ignores it too", tuned_excerpt(o->key, buf));
         r = tuned_expand(&p->vars, o->value, &value, &reason);
+        if (r == -E2BIG)
+                return tuned_error(ret_error, r, o->file, o->line, "variable '%s' expands to more than %d bytes",
+                                   tuned_excerpt(o->key, buf), TUNED_VALUE_MAX);
         if (r == -EOPNOTSUPP) {
                 if (asprintf(&why, "${%s} (%s:%u) is not known here: %s", o->key, o->file, o->line, reason) < 0)
                         return -ENOMEM;
-                return tuned_vars_set(&p->vars, o->key, NULL, why);
-        }
-        if (r < 0)
-                return r;
-        return tuned_vars_set(&p->vars, o->key, value, NULL);
+                r = tuned_vars_set(&p->vars, o->key, NULL, why);
+        } else if (r >= 0)
+                r = tuned_vars_set(&p->vars, o->key, value, NULL);
+        if (r == -E2BIG)
+                return tuned_error(ret_error, r, o->file, o->line,
+                                   "the [variables] together hold more than %d bytes with '%s'", TUNED_VALUE_MAX,
+                                   tuned_excerpt(o->key, buf));
+        return r;
 }
 
 /* A variables file (include= in [variables]): key = value lines, sections optional. */
@@ -441,24 +459,26 @@ static int read_variables_file(TunedProfile *p, const TunedOption *inc, char **r
         _cleanup_(tuned_file_freep) TunedFile *f = NULL;
         _cleanup_(fclosep) FILE *file = NULL;
         _cleanup_(freep) char *path = normpath(inc->value);
+        char buf[TUNED_EXCERPT_SIZE];
         int r;
 
         if (!path)
                 return -ENOMEM;
         file = fopen(path, "re");
-        if (!file && errno == ENOENT)
+        r = file ? 0 : -errno;
+        if (r == -ENOENT)
                 return tuned_notes_add(&p->notes, &p->n_notes, inc,
                                        "variables file %s not found (tuned skips it too): the variables it would "
-                                       "define are unknown here", path);
-        if (!file)
-                return tuned_error(ret_error, -errno, inc->file, inc->line, "cannot open variables file %s: %s",
-                                   path, strerror(errno));
+                                       "define are unknown here", tuned_excerpt(path, buf));
+        if (r < 0)
+                return tuned_error(ret_error, r, inc->file, inc->line, "cannot open variables file %s: %s",
+                                   tuned_excerpt(path, buf), strerror(-r));
         r = tuned_variables_file_parse(path, file, &f, ret_error);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < f->n_sections; i++)
                 for (size_t j = 0; j < f->sections[i].n_options; j++) {
-                        r = add_variable(p, &f->sections[i].options[j]);
+                        r = add_variable(p, &f->sections[i].options[j], ret_error);
                         if (r < 0)
                                 return r;
                 }
@@ -479,14 +499,27 @@ static int define_variables(TunedProfile *p, char **ret_error) {
         p->n_units--;
         for (size_t i = 0; r >= 0 && i < vars.n_options; i++)
                 r = streq(vars.options[i].key, "include") ? read_variables_file(p, &vars.options[i], ret_error)
-                                                          : add_variable(p, &vars.options[i]);
+                                                          : add_variable(p, &vars.options[i], ret_error);
         unit_done(&vars);
         return r;
+}
+
+/* -EINVAL with *ret_error for a name the netpolld profile has no room for. */
+static int check_name_length(const char *name, const char *name_or_path, char **ret_error) {
+        char buf[TUNED_EXCERPT_SIZE];
+
+        if (strlen(name) <= TUNED_NAME_MAX)
+                return 0;
+        return tuned_error(ret_error, -EINVAL, tuned_excerpt(name_or_path, buf), 0,
+                           "the profile name%s is %zu bytes long; at most %d fit the lines of the netpolld profile "
+                           "it goes into", streq(name, name_or_path) ? "" : " (the directory's name)", strlen(name),
+                           TUNED_NAME_MAX);
 }
 
 int tuned_profile_load(const char *name_or_path, char *const *dirs, TunedProfile **ret, char **ret_error) {
         _cleanup_(tuned_profile_freep) TunedProfile *p = NULL;
         Loader l = { .dirs = dirs ?: (char *const *) tuned_default_dirs, .ret_error = ret_error };
+        char buf[TUNED_EXCERPT_SIZE];
         int r;
 
         p = calloc(1, sizeof(TunedProfile));
@@ -507,12 +540,18 @@ int tuned_profile_load(const char *name_or_path, char *const *dirs, TunedProfile
                 p->name = path ? profile_name_of(path) : NULL;
                 if (!p->name)
                         return -ENOMEM;
+                r = check_name_length(p->name, name_or_path, ret_error);
+                if (r < 0)
+                        return r;
                 r = load_file(&l, path, NULL);
         } else {
                 if (!*name_or_path || strspn(name_or_path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                                            "0123456789_.-") != strlen(name_or_path))
-                        return tuned_error(ret_error, -EINVAL, name_or_path, 0,
+                        return tuned_error(ret_error, -EINVAL, tuned_excerpt(name_or_path, buf), 0,
                                            "not a tuned profile name (letters, digits, '_', '.', '-')");
+                r = check_name_length(name_or_path, name_or_path, ret_error);
+                if (r < 0)
+                        return r;
                 p->name = strdup(name_or_path);
                 if (!p->name)
                         return -ENOMEM;

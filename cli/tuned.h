@@ -70,6 +70,31 @@ typedef struct TunedProfile {
         size_t n_notes;
 } TunedProfile;
 
+/*
+ * The longest line of a tuned file the import reads, in bytes before the
+ * newline. tuned sets no limit; the profiles tuned 2.20 ships stay under
+ * 180. The netpolld profile repeats tuned lines only in comments wrapped
+ * below netpolld's own limit (CONF_LINE_MAX, 199 characters), and a knob's
+ * value is a short number, so a tuned line may be longer than a netpolld
+ * one: room for a long [bootloader] cmdline, bounded all the same.
+ */
+#define TUNED_LINE_MAX 4095
+
+/*
+ * The longest profile name the import takes, in bytes. The name goes into
+ * two lines of the netpolld profile (its first comment and its
+ * description), which must stay within the line netpolld reads
+ * (tuned-map.c asserts it); tuned's own names are a few dozen characters.
+ */
+#define TUNED_NAME_MAX 100
+
+/* How much of a line, value or name a message repeats: this many bytes, then "...". */
+#define TUNED_EXCERPT_MAX 64
+#define TUNED_EXCERPT_SIZE (TUNED_EXCERPT_MAX + sizeof("..."))
+
+/* s, or its first TUNED_EXCERPT_MAX bytes (a UTF-8 character is not split) and "..." in buf. */
+const char *tuned_excerpt(const char *s, char buf[static TUNED_EXCERPT_SIZE]);
+
 /* The default search path, highest priority first, as tuned 2.20 looks: /etc/tuned, /usr/lib/tuned. */
 extern const char *const tuned_default_dirs[];
 
@@ -89,7 +114,8 @@ int tuned_grow(void **p, size_t *allocated, size_t need, size_t size);
  * '=' only, '#' and ';' comment lines, " #" inline comments, indented lines
  * continue a value, a repeated section or key merges, the later value wins).
  * -EBADMSG with *ret_error for a line that is none of these or a key before
- * any section.
+ * any section, a line longer than TUNED_LINE_MAX or a value (continuation
+ * lines joined) longer than TUNED_VALUE_MAX.
  */
 int tuned_file_parse(const char *path, FILE *f, TunedFile **ret, char **ret_error);
 /* A variables file: like tuned_file_parse(), keys before any header in section "variables", "KEY" alone ignored. */
@@ -106,9 +132,12 @@ TunedSection *tuned_file_section(TunedFile *f, const char *name);
  * (comma or semicolon separated, "-NAME" optional, a file already loaded is
  * skipped and the next directory tried, as tuned does), the profiles merged
  * (later ones override; replace=1 and drop= as tuned), [variables] and
- * ${i:PROFILE_DIR} expanded. Errors (-ENOENT missing profile, -ELOOP a
+ * ${i:PROFILE_DIR} expanded. Errors (-EINVAL a name with other characters
+ * than letters, digits, '_', '.', '-', or a name, or a PATH's directory
+ * name, longer than TUNED_NAME_MAX; -ENOENT missing profile, -ELOOP a
  * profile that includes one of its own includers, -EBADMSG a malformed
- * line, a read error) set *ret_error naming the file and line.
+ * line, -E2BIG a variable or the [variables] together past TUNED_VALUE_MAX
+ * once expanded, a read error) set *ret_error naming the file and line.
  */
 int tuned_profile_load(const char *name_or_path, char *const *dirs, TunedProfile **ret, char **ret_error);
 TunedProfile *tuned_profile_free(TunedProfile *p);
