@@ -7,9 +7,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -24,8 +26,42 @@ static bool has_dotdot(const char *path) {
         return false;
 }
 
-bool sysroot_is_host(const char *root) {
+/* NULL, "" or only slashes: paths stay as they are. */
+static bool root_is_slash(const char *root) {
         return !root || root[strspn(root, "/")] == '\0';
+}
+
+/* statfs() follows symlinks: what counts is the file system the path reaches. */
+static bool fs_is(const char *root, const char *path, unsigned long magic) {
+        _cleanup_(freep) char *full = NULL;
+        struct statfs sfs;
+
+        return sysroot_path(root, path, &full) >= 0 && statfs(full, &sfs) >= 0 && (unsigned long)sfs.f_type == magic;
+}
+
+bool sysroot_is_live(const char *root, const char **ret_why_not) {
+        _cleanup_(freep) char *self = NULL;
+        char target[32], pid[32];
+        const char *why = NULL;
+        ssize_t n = -1;
+
+        if (!fs_is(root, "/proc", PROC_SUPER_MAGIC))
+                why = "its proc is not procfs";
+        else {
+                if (sysroot_path(root, "/proc/self", &self) >= 0)
+                        n = readlink(self, target, sizeof(target) - 1);
+                if (n >= 0)
+                        target[n] = '\0';
+                snprintf(pid, sizeof(pid), "%d", (int)getpid());
+                /* Another PID namespace's procfs names netpolld by another pid, or not at all. */
+                if (n < 0 || !streq(target, pid))
+                        why = "its proc is another PID namespace's";
+                else if (!fs_is(root, "/sys", SYSFS_MAGIC))
+                        why = "its sys is not sysfs";
+        }
+        if (why && ret_why_not)
+                *ret_why_not = why;
+        return !why;
 }
 
 int sysroot_path(const char *root, const char *path, char **ret) {
@@ -33,7 +69,7 @@ int sysroot_path(const char *root, const char *path, char **ret) {
 
         if (!path || path[0] != '/' || has_dotdot(path))
                 return -EINVAL;
-        if (sysroot_is_host(root))
+        if (root_is_slash(root))
                 p = strdup(path);
         else {
                 size_t rl = strlen(root);

@@ -19,8 +19,17 @@
  */
 int sysroot_path(const char *root, const char *path, char **ret);
 
-/* Whether root is the real system's (NULL, "", or only slashes): sysroot_path() then leaves paths as they are. */
-bool sysroot_is_host(const char *root);
+/*
+ * Whether root's /proc and /sys are the running kernel's, as netpolld itself
+ * sees it: root/proc is procfs (statfs(2) f_type PROC_SUPER_MAGIC) whose
+ * "self" is netpolld's own pid (the same PID namespace), and root/sys is
+ * sysfs (SYSFS_MAGIC). Paths are followed, symlinks included: a bind mount
+ * of the real /proc at /host/proc (the Kubernetes example) or a link
+ * root/sys -> /sys is live, whatever root is; a fixture tree is not. When
+ * not live, *ret_why_not (if given) says why in a few static words, e.g.
+ * "its proc is not procfs"; untouched when live.
+ */
+bool sysroot_is_live(const char *root, const char **ret_why_not);
 
 /*
  * Reads a one-value kernel file: the content with one trailing newline

@@ -855,7 +855,7 @@ START_TEST(test_crowd_described_by_process) {
         w.task[2].utime = 300; /* pid 250, CPU-bound, without a process stat below */
         m = monitor_on(&w);
         tu_write(root, "proc/200/stat", "200 (stress-ng (cpu)) R 1 1 1 0 -1 4194304 97 0 0 0 500 0\n", 0644);
-        adapt_crowd_init(&c, m, NULL, root, NULL, NULL);
+        adapt_crowd_init(&c, m, NULL, root, false, NULL, NULL);
         ck_assert_int_eq(adapt_crowd_describe(&c, buf, sizeof(buf)), 0);
         ck_assert_str_eq(buf, "");
         ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
@@ -925,7 +925,7 @@ START_TEST(test_crowd_named_as_it_grows) {
         w.task[1].utime = 500; /* pid 200, CPU-bound */
         w.task[2].utime = 300; /* pid 250, CPU-bound */
         m = monitor_on(&w);
-        adapt_crowd_init(&c, m, NULL, root, NULL, NULL);
+        adapt_crowd_init(&c, m, NULL, root, false, NULL, NULL);
         ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
         tasks_waited(&w, m, 200 * MS, (const size_t[]){ 1 }, 1);
         text = logged_by_mark(&c);
@@ -965,7 +965,7 @@ START_TEST(test_sampler_companions_never_join_the_crowd) {
         w.task[2].utime = 300; /* pid 250, CPU-bound: the neighbour */
         m = monitor_on(&w);
         ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
-        adapt_crowd_init(&c, m, NULL, root, NULL, NULL);
+        adapt_crowd_init(&c, m, NULL, root, false, NULL, NULL);
         tasks_waited(&w, m, 200 * MS, (const size_t[]){ 1, 2 }, 2);
         adapt_crowd_mark(&c, NULL);
         ck_assert(c.found && c.following);

@@ -103,8 +103,6 @@ START_TEST(test_sysroot_path_without_root_is_a_copy) {
         assert_path("/", path, path);
         assert_path("/", "/", "/");
         assert_path("//", path, path);
-        ck_assert(sysroot_is_host(NULL) && sysroot_is_host("") && sysroot_is_host("/") && sysroot_is_host("//"));
-        ck_assert(!sysroot_is_host("/tmp/x") && !sysroot_is_host("x"));
 }
 END_TEST
 
@@ -143,6 +141,60 @@ START_TEST(test_sysroot_path_accepts_names_containing_dots) {
         assert_path("/tmp/x", "/proc/...", "/tmp/x/proc/...");
         assert_path("/tmp/x", "/a/.b/c", "/tmp/x/a/.b/c");
         assert_path("/tmp/x", "/sys/class/net/veth-a.1", "/tmp/x/sys/class/net/veth-a.1");
+}
+END_TEST
+
+/* sysroot_is_live: what the sysroot's proc and sys are, not what its name is */
+
+/* The checks need the real /proc and /sys mounted, as they are wherever netpolld runs. */
+static bool real_proc_and_sys(void) {
+        return sysroot_is_live("/", NULL);
+}
+
+START_TEST(test_sysroot_is_live_for_the_real_root) {
+        if (!real_proc_and_sys())
+                tu_skip("/proc or /sys is not mounted here");
+        ck_assert(sysroot_is_live(NULL, NULL));
+        ck_assert(sysroot_is_live("", NULL));
+        ck_assert(sysroot_is_live("//", NULL));
+}
+END_TEST
+
+START_TEST(test_sysroot_is_live_not_for_a_fixture) {
+        const char *why = SENTINEL_STR;
+
+        tu_write(fixture, "proc/sys/net/core/busy_read", "0\n", 0644);
+        tu_write(fixture, "proc/self", "1\n", 0644);
+        tu_write(fixture, "sys/class/net/veth0/ifindex", "5\n", 0644);
+        ck_assert(!sysroot_is_live(fixture, &why));
+        ck_assert_str_eq(why, "its proc is not procfs");
+        why = SENTINEL_STR;
+        _cleanup_(freep) char *missing = tu_join(fixture, "nothing-here");
+        ck_assert(!sysroot_is_live(missing, &why));
+        ck_assert_str_eq(why, "its proc is not procfs");
+}
+END_TEST
+
+/* Symlinks count: what matters is what the path reaches (the Kubernetes image links /host/sys to /sys). */
+START_TEST(test_sysroot_is_live_through_symlinks) {
+        const char *why = SENTINEL_STR;
+        _cleanup_(freep) char *root = tu_join(fixture, "links");
+        _cleanup_(freep) char *proc = tu_join(root, "proc");
+        _cleanup_(freep) char *sys = tu_join(root, "sys");
+
+        if (!real_proc_and_sys())
+                tu_skip("/proc or /sys is not mounted here");
+        ck_assert_int_eq(mkdir(root, 0755), 0);
+        ck_assert_int_eq(symlink("/proc", proc), 0);
+        /* The real proc but a fixture's sys: not live either. */
+        ck_assert_int_eq(mkdir(sys, 0755), 0);
+        ck_assert(!sysroot_is_live(root, &why));
+        ck_assert_str_eq(why, "its sys is not sysfs");
+        ck_assert_int_eq(rmdir(sys), 0);
+        ck_assert_int_eq(symlink("/sys", sys), 0);
+        why = SENTINEL_STR;
+        ck_assert(sysroot_is_live(root, &why));
+        ck_assert_ptr_eq(why, SENTINEL_STR); /* untouched when live */
 }
 END_TEST
 
@@ -345,6 +397,13 @@ static Suite *sysroot_suite(void) {
         tcase_add_test(tc, test_sysroot_path_refuses_relative_paths);
         tcase_add_test(tc, test_sysroot_path_refuses_dotdot_components);
         tcase_add_test(tc, test_sysroot_path_accepts_names_containing_dots);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("live");
+        tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
+        tcase_add_test(tc, test_sysroot_is_live_for_the_real_root);
+        tcase_add_test(tc, test_sysroot_is_live_not_for_a_fixture);
+        tcase_add_test(tc, test_sysroot_is_live_through_symlinks);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("read");

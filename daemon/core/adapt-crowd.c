@@ -6,7 +6,7 @@
  * process is watched by a pidfd (readable once it exited), and when one
  * exited the adapter samples at once rather than at its next interval (the
  * last one's end ends the yield; an earlier one's may begin a probe).
- * Real /proc only (the PIDs of another sysroot are not this namespace's), at
+ * A live sysroot only (sysroot_is_live(): a fixture's PIDs are no process's), at
  * most ADAPT_CROWD_PROCS_MAX processes: a larger crowd, or a pidfd that
  * cannot be had but for a process already gone, leaves the return to the
  * interval samples until the crowd clears.
@@ -22,15 +22,15 @@
 #include "control.h"
 #include "log.h"
 #include "macro.h"
-#include "sysroot.h"
 #include "workload.h"
 
-void adapt_crowd_init(AdaptCrowd *c, Monitor *monitor, sd_event *event, const char *sysroot,
+void adapt_crowd_init(AdaptCrowd *c, Monitor *monitor, sd_event *event, const char *sysroot, bool live,
                       void (*exited)(void *userdata), void *userdata) {
         *c = (AdaptCrowd){
                 .monitor = monitor,
                 .event = event,
                 .sysroot = sysroot,
+                .live = live,
                 .exited = exited,
                 .userdata = userdata,
         };
@@ -82,7 +82,7 @@ static bool watched(const AdaptCrowd *c, int pid) {
 static void watch(AdaptCrowd *c, const int *pids, int n) {
         int fd, r;
 
-        if (c->exit_off || !sysroot_is_host(c->sysroot))
+        if (c->exit_off || !c->live)
                 return;
         if ((size_t)n > ADAPT_CROWD_PROCS_MAX) {
                 log_debug("busy polling yields to more than %d processes: their exits are not watched",

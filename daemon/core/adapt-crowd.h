@@ -25,7 +25,8 @@
 typedef struct AdaptCrowd {
         Monitor *monitor;    /* not owned */
         sd_event *event;     /* not owned */
-        const char *sysroot; /* not owned; NULL or "/" for the real /proc */
+        const char *sysroot; /* not owned */
+        bool live;           /* the sysroot's /proc is this PID namespace's (sysroot_is_live()): pidfds name its PIDs */
         /* Called when a watched process exited (the adapter samples then). */
         void (*exited)(void *userdata);
         void *userdata;
@@ -39,7 +40,7 @@ typedef struct AdaptCrowd {
         bool found;     /* a task joined it in this yield (ControlInput.crowd_found) */
 } AdaptCrowd;
 
-void adapt_crowd_init(AdaptCrowd *c, Monitor *monitor, sd_event *event, const char *sysroot,
+void adapt_crowd_init(AdaptCrowd *c, Monitor *monitor, sd_event *event, const char *sysroot, bool live,
                       void (*exited)(void *userdata), void *userdata);
 /* Forgets the crowd (the yield ended, or the controller starts afresh) and stops watching it. */
 void adapt_crowd_clear(AdaptCrowd *c);

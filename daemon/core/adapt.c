@@ -17,6 +17,7 @@
 #include "caps.h"
 #include "cpuwake.h"
 #include "log.h"
+#include "sysroot.h"
 
 struct Adapter {
         Manager *manager;
@@ -204,8 +205,12 @@ static void wake_arm(Adapter *a) {
                         return;
                 }
         } else {
-                r = caps_resource_effective(true);
-                fd = r < 0 ? r : cpuwake_open("/proc/pressure/cpu", CPUWAKE_THRESHOLD_US, CPUWAKE_WINDOW_US);
+                _cleanup_(freep) char *path = NULL;
+
+                r = sysroot_path(a->manager->sysroot, "/proc/pressure/cpu", &path);
+                if (r >= 0)
+                        r = caps_resource_effective(true);
+                fd = r < 0 ? r : cpuwake_open(path, CPUWAKE_THRESHOLD_US, CPUWAKE_WINDOW_US);
                 if (r >= 0 && (r = caps_resource_effective(false)) < 0)
                         log_warning_errno(r, "cannot make CAP_SYS_RESOURCE ineffective again: %m");
                 if (fd < 0) {
@@ -247,8 +252,11 @@ static void wake_setup(Adapter *a, Manager *m) {
                 log_info("CPU pressure trigger: armed while traffic flows (CAP_SYS_RESOURCE stays permitted to open it)");
         else if (a->wake_passed_fd != -ENOENT)
                 wake_unavailable(a, a->wake_passed_fd, false);
-        else
-                a->wake_error = -ENOENT; /* a test sysroot: no PSI of its own */
+        else {
+                a->wake_error = -ENOENT;
+                log_info("no CPU pressure trigger: %s is not the running kernel (%s), samples rest only without traffic",
+                         m->sysroot, m->sysroot_why_not);
+        }
 }
 
 int adapter_new(Adapter **ret, Manager *m, sd_event *event) {
@@ -262,7 +270,7 @@ int adapter_new(Adapter **ret, Manager *m, sd_event *event) {
         for (size_t k = 0; k < _CONTROL_KNOB_MAX; k++)
                 a->home[k] = UINT64_MAX;
         a->monitor_error = monitor_new(&a->monitor, m->sysroot);
-        adapt_crowd_init(&a->crowd, a->monitor, a->event, m->sysroot, on_crowd_exit, a);
+        adapt_crowd_init(&a->crowd, a->monitor, a->event, m->sysroot, m->sysroot_live, on_crowd_exit, a);
         if (a->monitor_error < 0)
                 log_warning_errno(a->monitor_error,
                                   "cannot sample CPU and softnet statistics below %s: %m; adaptation is off",
@@ -271,6 +279,13 @@ int adapter_new(Adapter **ret, Manager *m, sd_event *event) {
                 log_info("run-queue depth from %s%s", monitor_source_name(a->monitor),
                          monitor_uses_psi(a->monitor) ? ", CPU pressure from PSI" : "");
                 wake_setup(a, m);
+                if (monitor_source(a->monitor) != MONITOR_SOURCE_TASKS)
+                        log_info("crowd-exit watch: off, run-queue source %s knows no tasks",
+                                 monitor_source_name(a->monitor));
+                else if (m->sysroot_live)
+                        log_info("crowd-exit watch: the processes busy polling yields to are watched for their exit");
+                else
+                        log_info("crowd-exit watch: off, the PIDs below %s are no processes of netpolld's", m->sysroot);
         }
         *ret = a;
         return 0;

@@ -146,15 +146,26 @@ int manager_run(Manager *m, const char *bus_address) {
         }
 
         /*
+         * What the sysroot's /proc and /sys are, not what its name is: "/"
+         * and a bind mount of the real ones (/host in the Kubernetes
+         * example) are the running kernel; a fixture tree is not.
+         */
+        m->sysroot_live = sysroot_is_live(m->sysroot, &m->sysroot_why_not);
+        if (m->sysroot_live)
+                log_info("sysroot %s: the running kernel's /proc and /sys", m->sysroot);
+        else
+                log_info("sysroot %s: not the running kernel (%s)", m->sysroot, m->sysroot_why_not);
+
+        /*
          * The kernel takes a sub-2 s CPU pressure trigger only on a file
          * opened with CAP_SYS_RESOURCE (cpuwake.h): the one the service
          * manager passed, whatever the sysroot (it is the real kernel's);
          * else netpolld's own, opened while traffic flows (adapt.c), for
          * which the capability stays permitted when the starting profile
-         * adapts on the real kernel (a test sysroot has no PSI).
+         * adapts on a live sysroot (a fixture has no PSI to trigger on).
          */
         m->cpuwake_fd = cpuwake_passed();
-        if (m->cpuwake_fd == -ENOENT && streq(m->sysroot, "/")) {
+        if (m->cpuwake_fd == -ENOENT && m->sysroot_live) {
                 if (!profile->adaptive.enabled)
                         m->cpuwake_fd = -ENOTSUP;
                 else if (!cpuwake_privileged())
@@ -168,7 +179,11 @@ int manager_run(Manager *m, const char *bus_address) {
         if (r < 0)
                 return log_error_errno(r, "cannot drop capabilities: %m");
         if (r > 0)
-                log_debug("not privileged: no capabilities to drop");
+                log_info("capabilities: none held, none to drop");
+        else {
+                _cleanup_(freep) char *kept = caps_describe();
+                log_info("capabilities kept: %s", kept ?: "?");
+        }
         m->live_ptrace = r == 0 && profile->adaptive.enabled && profile->adaptive.live_sockets && caps_hold_ptrace();
 
         r = setup_loop(m);
@@ -187,9 +202,12 @@ int manager_run(Manager *m, const char *bus_address) {
         if (r < 0)
                 return log_oom();
         m->napi_backend = napi_backend_ops(m->napi);
-        /* Device-wide per-NAPI knobs (irq-suspend-timeout@DEV) read the real kernel: not below a test sysroot. */
-        if (sysroot_is_host(m->sysroot))
+        /* Device-wide per-NAPI knobs (irq-suspend-timeout@DEV) read netlink: the devices a live sysroot's /sys shows. */
+        if (m->sysroot_live) {
                 knob_set_napi_source(napi_backend_knob_source(m->napi));
+                log_info("per-NAPI device knobs (irq-suspend-timeout@DEV): from the kernel over netlink");
+        } else
+                log_info("per-NAPI device knobs (irq-suspend-timeout@DEV): unsupported below %s", m->sysroot);
 
         r = manager_start(m, TAKE_PTR(config), TAKE_PTR(profile), &msg);
         if (r < 0)

@@ -58,6 +58,8 @@ typedef struct ManagerOptions {
 
 struct Manager {
         char *sysroot;
+        bool sysroot_live;            /* the sysroot's /proc and /sys are the running kernel's (sysroot_is_live()) */
+        const char *sysroot_why_not;  /* when not: why, for the log */
         char **profile_dirs;
         char *config_path;
         char *profile_override;

@@ -38,6 +38,8 @@
 #include "caps.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -137,6 +139,21 @@ int caps_resource_effective(bool on) {
         if (cap_set_flag(cur, CAP_EFFECTIVE, 1, &c, on ? CAP_SET : CAP_CLEAR) < 0 || cap_set_proc(cur) < 0)
                 return negative_errno();
         return 0;
+}
+
+char *caps_describe(void) {
+        _cleanup_(cap_freep) cap_t cur = cap_get_proc();
+        char *text, *copy;
+
+        if (!cur)
+                return NULL;
+        text = cap_to_text(cur, NULL);
+        if (!text)
+                return NULL;
+        /* "=" alone is cap_to_text's way of saying none. */
+        copy = strdup(streq(text, "=") ? "none" : text + strspn(text, "= "));
+        cap_free(text);
+        return copy;
 }
 
 bool caps_hold_ptrace(void) {

@@ -22,6 +22,9 @@ int caps_drop_to_minimum(bool keep_ptrace, bool keep_resource);
 /* Makes CAP_SYS_RESOURCE effective (on) or not; it must be permitted for on. 0 or -errno. */
 int caps_resource_effective(bool on);
 
+/* The capability sets held now, as cap_to_text(3) writes them ("cap_net_admin=ep"); NULL on failure. Caller frees. */
+char *caps_describe(void);
+
 /* CAP_SYS_PTRACE is effective now. */
 bool caps_hold_ptrace(void);
 

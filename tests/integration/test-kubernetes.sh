@@ -286,6 +286,13 @@ case_pod_runs_profile() {
         expect_eq "net.core.busy_poll on this host" "$(cat /proc/sys/net/core/busy_poll)" 25
         pod_exec netpollctl --json status
         expect_contains "the profile comes from the ConfigMap" "$OUT" "/etc/netpolld/profiles/web.conf"
+        # /host/proc (the node's, bound) and /host/sys (a link to the pod's sysfs) are the running kernel.
+        grep -qF "sysroot /host: the running kernel's /proc and /sys" "$TMP/pod.log" ||
+                fail "netpolld does not take /host for the running kernel:" "$(tail -20 "$TMP/pod.log")"
+        grep -qE "CPU pressure trigger: armed while traffic flows|no CAP_SYS_RESOURCE at start" "$TMP/pod.log" ||
+                fail "no word on the CPU pressure trigger in the pod:" "$(tail -20 "$TMP/pod.log")"
+        grep -qF "per-NAPI device knobs (irq-suspend-timeout@DEV): from the kernel over netlink" "$TMP/pod.log" ||
+                fail "device-wide per-NAPI knobs have no netlink source in the pod:" "$(tail -20 "$TMP/pod.log")"
         [ -s "$NODE_RUN/restore.journal" ] || fail "no restore journal in the node's /run/netpolld (hostPath):" "$(ls -la "$NODE_RUN")"
 }
 
