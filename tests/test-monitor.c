@@ -19,6 +19,7 @@
 #include "adapt-crowd.h"
 #include "macro.h"
 #include "monitor.h"
+#include "taskwait.h"
 #include "testutil.h"
 
 /* Counts allocations so a test can show that sampling makes none. ASan brings its own allocator. */
@@ -1101,6 +1102,60 @@ START_TEST(test_sampler_tasks_listed_at_once_when_told) {
 }
 END_TEST
 
+/*
+ * Steady mild CPU pressure on a forking host: the trigger's watch asks for a
+ * sample every 10 ms (CPUWAKE_WATCH_US) for 2 s, as the adapter does
+ * (sample_now(): monitor_woken(), then the sample after
+ * monitor_woken_wait_ns()). At most one woken sample per interval, and no
+ * listing inside the floor after one a wake brought forward.
+ */
+START_TEST(test_sampler_woken_samples_bounded_under_steady_pressure) {
+        const uint64_t interval = 100 * MS;
+        World w = tasks_world();
+        _cleanup_(monitor_freep) Monitor *m = monitor_on(&w);
+        uint64_t next, last_sample = 0, listed[64], listings;
+        size_t n_samples = 0, n_listed = 0;
+
+        ck_assert_int_eq(monitor_sample(m, 100 * MS), 0);
+        listings = monitor_system(m)->tasks_listings;
+        listed[n_listed++] = 100 * MS;
+        last_sample = next = 100 * MS + interval;
+        for (uint64_t t = 110 * MS; t <= 2100 * MS; t += 10 * MS) {
+                uint64_t wait;
+
+                w.last_pid++; /* a task created every 10 ms */
+                w.psi_total_us += 2000;
+                world_write(&w);
+                monitor_woken(m);
+                wait = monitor_woken_wait_ns(m, t, interval);
+                next = MIN(next, t + wait);
+                if (t < next)
+                        continue;
+                ck_assert_int_eq(monitor_sample(m, t), 1);
+                ck_assert_msg(n_samples == 0 || t - last_sample >= interval,
+                              "a woken sample at %" PRIu64 " ms, %" PRIu64 " ms after the last", t / MS,
+                              (t - last_sample) / MS);
+                n_samples++;
+                last_sample = t;
+                next = t + interval;
+                if (monitor_system(m)->tasks_listings != listings) {
+                        listings = monitor_system(m)->tasks_listings;
+                        ck_assert_uint_lt(n_listed, ELEMENTSOF(listed));
+                        listed[n_listed++] = t;
+                }
+        }
+        ck_assert_uint_ge(n_samples, 15);
+        ck_assert_uint_le(n_samples, 20);
+        /* The floor: a listing that came early is followed by none for TASK_WAIT_RELIST_NS. */
+        for (size_t i = 1; i + 1 < n_listed; i++)
+                if (listed[i] - listed[i - 1] < TASK_WAIT_RELIST_NS)
+                        ck_assert_msg(listed[i + 1] - listed[i] >= TASK_WAIT_RELIST_NS,
+                                      "listed at %" PRIu64 ", %" PRIu64 " and %" PRIu64 " ms", listed[i - 1] / MS,
+                                      listed[i] / MS, listed[i + 1] / MS);
+        ck_assert_uint_le(n_listed, 2 * (2000 * MS / TASK_WAIT_RELIST_NS) + 1);
+}
+END_TEST
+
 START_TEST(test_sampler_tasks_scan_and_listing_allocate_nothing) {
 #ifdef COUNT_ALLOCS
         World w = tasks_world();
@@ -1237,6 +1292,7 @@ static Suite *monitor_suite(void) {
         tcase_add_test(tc, test_sampler_crowd_needs_the_tasks_source);
         tcase_add_test(tc, test_sampler_tasks_listed_again_only_when_one_was_created);
         tcase_add_test(tc, test_sampler_tasks_listed_at_once_when_told);
+        tcase_add_test(tc, test_sampler_woken_samples_bounded_under_steady_pressure);
         tcase_add_test(tc, test_sampler_watch_looks_at_psi_growth_since_the_last_look);
         tcase_add_test(tc, test_sampler_watch_needs_psi);
         tcase_add_test(tc, test_sampler_woken_scans_past_the_gate);

@@ -63,12 +63,26 @@ static uint64_t now_ns(void) {
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata);
 static int rearm(sd_event_source *s, uint64_t after_us);
+static uint64_t interval_us(const Adapter *a);
 
-/* A task started waiting for a CPU: sample now, scanning every task and listing new ones (monitor_woken()). */
+/*
+ * A task started waiting for a CPU: sample now, scanning every task and
+ * listing new ones (monitor_woken()); but at most one such sample per
+ * interval, as steady mild pressure asks every CPUWAKE_WATCH_US: a later
+ * ask keeps the timer when it is due sooner anyway, else moves it to the
+ * interval's end.
+ */
 static int sample_now(Adapter *a) {
+        uint64_t now = now_ns(), wait_us, due_us;
+        int enabled = SD_EVENT_OFF;
+
+        wait_us = monitor_woken_wait_ns(a->monitor, now, interval_us(a) * 1000) / 1000;
         monitor_woken(a->monitor);
         a->woken = true;
-        return rearm(a->timer, 0);
+        if (wait_us > 0 && sd_event_source_get_enabled(a->timer, &enabled) >= 0 && enabled != SD_EVENT_OFF &&
+            sd_event_source_get_time(a->timer, &due_us) >= 0 && due_us <= now / 1000 + wait_us)
+                return 0;
+        return rearm(a->timer, wait_us);
 }
 
 /*

@@ -60,6 +60,7 @@ struct Monitor {
         size_t crowd;        /* the crowd's size at the last mark (some may have ended since) */
         bool scanned;        /* the last sample scanned tasks (else PSI said nobody waited) */
         bool woken;          /* monitor_woken(): the next sample scans whatever PSI's growth */
+        uint64_t woken_ns;   /* the last woken sample's time (the caller's clock), 0: none yet */
         uint64_t scan_threshold_milli; /* see monitor_set_scan_threshold() */
         uint64_t stat_read_ns; /* when /proc/stat was last read (see read_all()) */
         uint64_t watch_ns, watch_some_us; /* monitor_watch()'s baseline: its last look or the last sample */
@@ -421,6 +422,7 @@ static void compute(Monitor *m, const Reading *cur, const Reading *prev) {
                 m->system.tasks_scanned = m->scanned;
                 m->system.tasks_tracked = task_wait_tracked(m->tasks);
                 m->system.tasks_untracked = task_wait_untracked(m->tasks);
+                m->system.tasks_listings = task_wait_listings(m->tasks);
         }
         if (m->psi) {
                 m->system.psi_some_avg10_centi = cur->psi.some_avg10_centi;
@@ -464,6 +466,8 @@ int monitor_sample(Monitor *m, uint64_t now_ns) {
         m->prev = m->cur;
         m->cur = swap;
         m->have_prev = true;
+        if (m->woken)
+                m->woken_ns = real_ns;
         m->woken = false;
         m->watch_ns = real_ns;
         m->watch_some_us = m->prev->psi.some_total_us;
@@ -540,6 +544,12 @@ void monitor_woken(Monitor *m) {
         m->woken = true;
         if (m->tasks)
                 task_wait_list_next(m->tasks);
+}
+
+uint64_t monitor_woken_wait_ns(const Monitor *m, uint64_t now_ns, uint64_t interval_ns) {
+        if (m->woken_ns == 0 || now_ns < m->woken_ns || now_ns - m->woken_ns >= interval_ns)
+                return 0;
+        return m->woken_ns + interval_ns - now_ns;
 }
 
 int monitor_ignore_tasks(Monitor *m, const int *tids, size_t n) {

@@ -88,6 +88,7 @@ typedef struct MonitorSystem {
         bool tasks_scanned;            /* false: PSI showed nobody waited, the scan was skipped */
         size_t tasks_tracked;          /* tasks followed */
         size_t tasks_untracked;        /* tasks beyond what the scan follows (TASK_WAIT_MAX, descriptors) */
+        uint64_t tasks_listings;       /* listings of /proc since start (task_wait_listings()) */
 } MonitorSystem;
 
 /* Load over a set of CPUs, the controller's input. */
@@ -182,6 +183,13 @@ int monitor_crowd_pids(const Monitor *m, int *pids, size_t max);
  * what the last full scan read of it is stale.
  */
 void monitor_woken(Monitor *m);
+/*
+ * How long (ns, from now_ns, CLOCK_MONOTONIC) a sample asked for by a wake
+ * should wait so that at most one woken sample is taken per interval_ns:
+ * 0 when the last woken sample is that old, or there was none. Steady mild
+ * CPU pressure makes the trigger's watch ask every CPUWAKE_WATCH_US.
+ */
+uint64_t monitor_woken_wait_ns(const Monitor *m, uint64_t now_ns, uint64_t interval_ns);
 /* Tasks never counted as waiting (task_wait_ignore()); -EOPNOTSUPP unless the source is tasks. */
 int monitor_ignore_tasks(Monitor *m, const int *tids, size_t n);
 

@@ -57,6 +57,7 @@ struct TaskWait {
         int *ignore;        /* task_wait_ignore(), sorted */
         size_t n_ignore;
         bool list_next;     /* task_wait_list_next(): list at the next scan, however soon */
+        bool listed_early;  /* the last listing came before TASK_WAIT_RELIST_NS: the next waits all of it */
 };
 
 static void task_close(Task *k) {
@@ -340,16 +341,20 @@ int task_wait_scan(TaskWait *t, uint64_t now_ns, uint64_t *waited_ns, uint64_t *
 
         /*
          * A created task is listed at the next scan at least TASK_WAIT_RELIST_NS after the
-         * last listing, or at once when the caller knows tasks wait (task_wait_list_next()).
+         * last listing, or at once when the caller knows tasks wait (task_wait_list_next());
+         * but such an early listing restarts the floor: under steady waiting the caller
+         * asks at every sample, and a forking host would be listed at each.
          */
-        if ((t->list_next || now_ns < t->listed_ns || now_ns - t->listed_ns >= TASK_WAIT_RELIST_NS) &&
-            proc_dir_tasks_created(&t->proc)) {
+        bool floor = now_ns < t->listed_ns || now_ns - t->listed_ns >= TASK_WAIT_RELIST_NS;
+        bool early = !floor && t->list_next && !t->listed_early;
+        if ((floor || early) && proc_dir_tasks_created(&t->proc)) {
                 t->new_delay_max_ns = now_ns - t->listed_ns;
                 r = list_tasks(t);
                 t->new_delay_max_ns = 0;
                 if (r < 0)
                         return r;
                 t->listed_ns = now_ns;
+                t->listed_early = early;
         }
         t->list_next = false;
         for (size_t i = 0; i < t->n_tasks; i++) {

@@ -111,9 +111,10 @@ int task_wait_ignore(TaskWait *t, const int *tids, size_t n);
 /*
  * The next scan lists /proc if a task was created since the last listing,
  * however soon after it: for a caller the kernel just told that tasks wait
- * for a CPU (cpuwake.h, at most once per trigger window), so that a new
- * neighbour counts at the sample that wake asks for rather than up to
- * TASK_WAIT_RELIST_NS later.
+ * for a CPU (cpuwake.h), so that a new neighbour counts at the sample that
+ * wake asks for rather than up to TASK_WAIT_RELIST_NS later. Once: after
+ * such an early listing the next one waits the whole TASK_WAIT_RELIST_NS,
+ * however often this is asked (steady waiting asks at every sample).
  */
 void task_wait_list_next(TaskWait *t);
 
