@@ -13,6 +13,7 @@
 #include "macro.h"
 #include "bus.h"
 #include "explain.h"
+#include "napi.h"
 
 static int append_explanation(sd_bus_message *reply, const Explanation *e) {
         int r;
@@ -55,18 +56,20 @@ int method_explain(sd_bus_message *message, void *userdata, sd_bus_error *error)
         _cleanup_(freep) char *msg = NULL;
         Manager *m = userdata;
         const char *name;
+        NapiRef ref;
         int r;
 
         /* Read-only: outside changes are the ownership timer's to notice, not a reader's. */
         r = sd_bus_message_read(message, "s", &name);
         if (r < 0)
                 return r;
-        if (is_napi_ref(name) && m->owner) {
+        if (napi_ref_parse(name, &ref, NULL) >= 0 && m->owner) {
                 const KnobDesc *d = NULL;
                 uint64_t value;
                 Target t;
 
-                /* A per-NAPI instance, unless the owner holds a steered value by that name (a queue's mask). */
+                /* A per-NAPI instance, unless the owner holds a value by that name. Other names
+                 * (rps-cpus@DEV:rx-N, irq-affinity@DEV:rx-N) are the manager's to resolve. */
                 if (owner_find_target(m->owner, name, &t) < 0) {
                         r = napi_resolve(m, name, &t, &d, &value, error);
                         if (r < 0)
