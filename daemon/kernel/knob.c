@@ -197,6 +197,7 @@ const KnobDesc knob_catalog[_KNOB_ID_MAX] = {
                 /* Per instance (netdev `threaded`) from 6.17; 6.12's instances lack it, and there the
                  * device file does disabled and enabled (it never takes busy-poll, not even on 7.2). */
                 .device_file = "/sys/class/net/%s/threaded",
+                .device_file_max = 1,
                 .type = KNOB_ENUM,
                 .values = napi_threaded_values,
                 .unit = "",
@@ -781,6 +782,22 @@ const char *knob_refusal_hint(const KnobDesc *d) {
 
 bool knob_path_is_napi(const char *path) {
         return path && startswith(path, "napi-");
+}
+
+bool knob_device_file_refuses(const KnobDesc *d, const char *path, const KnobValue *v) {
+        const char *pct, *rest;
+        size_t plen, slen;
+
+        if (!d->device_file || !path || d->type == KNOB_CPUSET || v->num <= d->device_file_max)
+                return false;
+        pct = strstr(d->device_file, "%s");
+        if (!pct)
+                return false;
+        plen = (size_t)(pct - d->device_file);
+        slen = strlen(pct + 2);
+        rest = path + plen;
+        return strncmp(path, d->device_file, plen) == 0 && strlen(rest) > slen &&
+               streq(rest + strlen(rest) - slen, pct + 2);
 }
 
 const char *knob_needs(const KnobDesc *d) {

@@ -36,6 +36,7 @@ typedef struct KnobDesc {
         KnobScope scope;
         const char *path;
         const char *device_file; /* KNOB_NAPIS: template with one %s, or NULL (above) */
+        uint64_t device_file_max; /* with device_file: the largest value that file takes */
         KnobType type;
         uint64_t unit_ns;    /* KNOB_TIME: size of the base unit */
         const char *unit;    /* base unit for humans: "us", "packets", "" */
@@ -162,6 +163,12 @@ void knob_set_napi_source(const KnobNapiSource *src);
 int knob_paths(const KnobRef *r, const char *sysroot, char ***ret);
 /* True for knob_paths()'s "napi-ID" entries (set over netlink), false for files. */
 bool knob_path_is_napi(const char *path);
+/*
+ * Whether path is d's device_file (the fallback of a KNOB_NAPIS knob) and v a
+ * value that file never takes (napi-threaded's busy-poll: the kernel's
+ * threaded file does 0 and 1 only, on every kernel).
+ */
+bool knob_device_file_refuses(const KnobDesc *d, const char *path, const KnobValue *v);
 
 /* 1 supported, 0 unsupported (file absent), -ENODEV device missing, other negative errno. */
 int knob_supported(const KnobRef *r, const char *sysroot);

@@ -9,7 +9,9 @@
 # refused with the error's name, an unsupported knob names its patch, uid
 # 65534 may explain, and --json validates against docs/schema/; then, on the
 # real kernel in a network namespace of its own, every name KnobChanged and
-# ListIrqs give a steered value (rps-cpus@DEV:rx-0) is explained. Speaks TAP.
+# ListIrqs give a steered value (rps-cpus@DEV:rx-0) is explained, and
+# napi-threaded@DEV busy-poll on a device without listed NAPI instances is
+# refused naming the kernel it needs. Speaks TAP.
 
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -246,6 +248,31 @@ for r in json.load(sys.stdin):
         return 0
 }
 
+# napi-threaded@DEV busy-poll where netlink lists no NAPI instance of DEV (a
+# veth with GRO off: the device's threaded file is the knob's file): refused
+# naming the kernel busy-poll needs, never the file's errno or the internal
+# number, and nothing changes.
+case_threaded_busy_poll_device_file() {
+        need_daemon || return
+        local dev=npde$$c before
+        ip -n "$NS" link add "$dev" type veth peer name "npde$$d" && ip -n "$NS" link set "$dev" up &&
+                ip -n "$NS" link set "npde$$d" up && ip netns exec "$NS" ethtool -K "$dev" gro off >/dev/null ||
+                { fail "cannot create the veth pair $dev/npde$$d with GRO off in $NS"; return; }
+        before=$(ip netns exec "$NS" cat "/sys/class/net/$dev/threaded")
+        ctl set "napi-threaded@$dev" busy-poll
+        expect_rc 1
+        expect_contains "busy-poll refused" "$ERR" "busy-poll needs Linux after 6.18"
+        expect_not_contains "busy-poll refused" "$ERR" "writing 2"
+        expect_not_contains "busy-poll refused" "$ERR" "Operation not supported"
+        expect_eq "$dev's threaded file after the refusal" \
+                "$(ip netns exec "$NS" cat "/sys/class/net/$dev/threaded")" "$before"
+        ctl get "napi-threaded@$dev"
+        expect_contains "napi-threaded@$dev after the refusal" "$OUT" "default"
+        grep -q "napi-threaded@$dev" "$STATE/restore.journal" 2>/dev/null &&
+                fail "the refused value was journaled:" "$(cat "$STATE/restore.journal")"
+        return 0
+}
+
 case_netns_restores() {
         need_daemon || return
         stop_daemon TERM
@@ -278,5 +305,7 @@ run_case "--json validates against docs/schema/netpollctl-explain.v1.json" case_
 run_case "SIGTERM restores the fixture" case_stop_restores
 run_case "a netpolld in a network namespace with a veth pair of the test's own" case_netns_daemon
 run_case "every name KnobChanged and ListIrqs give a steered value is explained" case_explain_steered_names
+run_case "napi-threaded@DEV busy-poll on the device file is refused by the kernel it needs, changing nothing" \
+        case_threaded_busy_poll_device_file
 run_case "SIGTERM restores the veth's queues" case_netns_restores
 tap_done
