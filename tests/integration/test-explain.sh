@@ -7,7 +7,9 @@
 # write is shown with what netpolld had left there, the restore journal's
 # original and what stop writes are shown, an unknown knob or device is
 # refused with the error's name, an unsupported knob names its patch, uid
-# 65534 may explain, and --json validates against docs/schema/; then, on the
+# 65534 may explain, and --json validates against docs/schema/; a profile
+# path with a byte that is not UTF-8 is shown escaped (\xNN) by status and
+# explain; then, on the
 # real kernel in a network namespace of its own, every name KnobChanged and
 # ListIrqs give a steered value (rps-cpus@DEV:rx-0) is explained, and
 # napi-threaded@DEV busy-poll on a device without listed NAPI instances is
@@ -181,6 +183,27 @@ case_stop_restores() {
         expect_file $CORE/netdev_budget 300
 }
 
+# A profile directory whose name has a byte that is not UTF-8 and a control
+# character: sd-bus refuses such strings, so status and explain printed only
+# "Invalid argument"; the daemon sends them escaped (\xNN) instead.
+case_odd_profile_dir() {
+        local odd=$TMP/odd$'\xff'$'\x01'dir shown=$TMP/odd'\xff\x01'dir
+        mkdir -p "$odd" && cp "$PROFILES"/itest-explain*.conf "$odd"/ || { fail "cannot make $odd"; return; }
+        PROFILES=$odd
+        start_daemon || return
+        ctl status
+        expect_rc 0
+        expect_contains "status" "$OUT" "Profile: itest-explain ($shown/itest-explain.conf)"
+        ctl explain busy-read
+        expect_rc 0
+        expect_eq "busy-read's wishes" "$(wish_rows)" "profile 50us $shown/itest-explain.conf:5 yes"
+        gdbus_call ShowProfile itest-explain
+        expect_rc 0
+        expect_contains "ShowProfile" "$OUT" "odd\\\\xff\\\\x01dir/itest-explain.conf"
+        stop_daemon TERM
+        expect_eq "exit status on SIGTERM" "$DAEMON_RC" 0
+}
+
 # ---------------------------------------------------------------- steered values, real kernel
 
 # A second netpolld inside a network namespace of the test's own, on the real
@@ -303,6 +326,7 @@ run_case "an unknown knob or device is refused with its error name; an unsupport
 run_case "uid 65534 may explain" case_unprivileged
 run_case "--json validates against docs/schema/netpollctl-explain.v1.json" case_json
 run_case "SIGTERM restores the fixture" case_stop_restores
+run_case "a profile directory with a non-UTF-8 byte and a control character is shown escaped" case_odd_profile_dir
 run_case "a netpolld in a network namespace with a veth pair of the test's own" case_netns_daemon
 run_case "every name KnobChanged and ListIrqs give a steered value is explained" case_explain_steered_names
 run_case "napi-threaded@DEV busy-poll on the device file is refused by the kernel it needs, changing nothing" \
