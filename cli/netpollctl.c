@@ -45,7 +45,7 @@ static const Verb verbs[] = {
           "patch, \"needs Linux X.Y\" for one a newer kernel adds, or \"no\"." },
         { "get", 1, ARGS_UNLIMITED, verb_get, "get KNOB...",
           "Show the value and origin of each KNOB." },
-        { "explain", 1, 1, verb_explain, "explain KNOB[@DEV[:napi-ID]]",
+        { "explain", 1, 1, verb_explain, "explain KNOB[@DEV[:INSTANCE]]",
           "Show why a knob holds its value.\n\n"
           "The value the kernel holds now; what each layer wants (manual from\n"
           "\"set\", the adaptive controller, the profile with FILE:LINE, [irq]\n"
@@ -53,8 +53,10 @@ static const Verb verbs[] = {
           "restore journal and what stop writes; a change made outside netpolld;\n"
           "the controller's last decisions with their signals and thresholds\n"
           "(the last 16 per knob); and, for a knob this kernel lacks, the patch or\n"
-          "Linux version that adds it. Also takes steered values by name\n"
-          "(irq-affinity@DEV:rx-N, rps-cpus@DEV:rx-N). Open to every caller.\n"
+          "Linux version that adds it. INSTANCE is napi-ID, rx-N, tx-N or combined-N:\n"
+          "every name KnobChanged and \"irq\" give a value is taken (rps-cpus@DEV:rx-N,\n"
+          "xps-cpus@DEV:tx-N, irq-affinity@DEV:rx-N, napi-thread-affinity@DEV:napi-ID),\n"
+          "a queue of rps-cpus or xps-cpus also before netpolld holds it. Open to every caller.\n"
           "Example: netpollctl explain busy-poll" },
         { "set", 2, ARGS_UNLIMITED, verb_set, "set KNOB VALUE [KNOB VALUE]...",
           "Set knobs to manual values.\n\n"

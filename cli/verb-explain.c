@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * verb-explain.c: netpollctl explain KNOB[@DEV[:napi-ID]]: why a knob holds
+ * verb-explain.c: netpollctl explain KNOB[@DEV[:INSTANCE]]: why a knob holds
  * its value, from the Explain method (docs/dbus.md): the value now, each
  * layer's wish and the winner, per kernel value the journal's original and
  * what stop writes, outside changes, the controller's last decisions and

@@ -177,6 +177,33 @@ START_TEST(test_knob_ref_parse_refuses_bad_references) {
 }
 END_TEST
 
+/* Every name netpolld gives a value (KnobChanged, ListIrqs' rows) reads back as itself. */
+START_TEST(test_knob_name_parse_reads_every_value_name) {
+        static const char *const names[] = {
+                "busy-read", "gro-flush-timeout@eth1", "rps-cpus@eth1:rx-0", "xps-cpus@veth-a:tx-3",
+                "irq-affinity@eth1:combined-2", "napi-thread-affinity@eth1:napi-8193",
+                "irq-suspend-timeout@eth1:napi-1",
+        };
+        KnobName n;
+        char buf[96];
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                ck_assert_msg(knob_name_parse(names[i], &n, NULL) == 0, "%s", names[i]);
+                ck_assert_str_eq(knob_name_format(&n, buf, sizeof(buf)), names[i]);
+        }
+        ck_assert_int_eq(knob_name_parse("rps-cpus@eth1:rx-0", &n, NULL), 0);
+        ck_assert_str_eq(n.knob, "rps-cpus");
+        ck_assert_str_eq(n.device, "eth1");
+        ck_assert(n.instance && n.napi_id == 0 && n.kind == QUEUE_RX && n.index == 0);
+        ck_assert_int_eq(knob_name_parse("rps-cpus@eth1:rx-x", &n, NULL), -EINVAL);
+        ck_assert_int_eq(knob_name_parse("rps-cpus@eth1:napi-0", &n, NULL), -EINVAL);
+        ck_assert_int_eq(knob_name_parse("rps:cpus@eth1", &n, NULL), -EINVAL);
+        ck_assert_int_eq(knob_name_parse("", &n, NULL), -EINVAL);
+        /* A knob reference names the device, never one of its queues. */
+        assert_ref_refused("rps-cpus@eth1:rx-0", -EINVAL, "names one queue or NAPI instance: write NAME@DEVICE here");
+}
+END_TEST
+
 /* ---- user values ---- */
 
 static void assert_value(const char *knob, const char *s, uint64_t want) {
@@ -623,6 +650,7 @@ static Suite *knob_suite(void) {
         tc = tcase_create("references");
         tcase_add_test(tc, test_knob_ref_parse_accepts_global_and_device);
         tcase_add_test(tc, test_knob_ref_parse_refuses_bad_references);
+        tcase_add_test(tc, test_knob_name_parse_reads_every_value_name);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("user values");

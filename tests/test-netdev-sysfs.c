@@ -269,8 +269,8 @@ START_TEST(test_napi_ref_parse_refuses_bad_references) {
                 { "gro-flush-timeout@eth0:napi-0", -EINVAL, "expected a NAPI id (a number from 1) after napi-" },
                 { "gro-flush-timeout@eth0:napi-x", -EINVAL, "expected a NAPI id (a number from 1) after napi-" },
                 { "gro-flush-timeout@eth0:combined-1", -EINVAL, "expected napi-ID, rx-N or tx-N after the device" },
-                { "gro-flush-timeout@:rx-0", -EINVAL, "invalid interface name" },
-                { "gro-flush-timeout@averyveryverylongname:rx-0", -EINVAL, "invalid interface name" },
+                { "gro-flush-timeout@:rx-0", -EINVAL, "invalid device name: expected 1-15 characters without '/', ':' or spaces" },
+                { "gro-flush-timeout@averyveryverylongname:rx-0", -EINVAL, "invalid device name: expected 1-15 characters without '/', ':' or spaces" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {

@@ -12,19 +12,24 @@
 #include "bus-napi.h"
 #include "macro.h"
 #include "bus.h"
+#include "escape.h"
 #include "explain.h"
+#include "napi.h"
 
 static int append_explanation(sd_bus_message *reply, const Explanation *e) {
+        _cleanup_(text_pool_done) TextPool x = {};
         int r;
 
-        r = sd_bus_message_append(reply, "ssssbsss", e->name, e->value, e->unit, e->origin, e->supported, e->needs,
-                                  e->summary, e->rollback);
+        /* Names, values and FILE:LINE sources carry device names and paths: any byte. */
+        r = sd_bus_message_append(reply, "ssssbsss", bus_text(&x, e->name), bus_text(&x, e->value), e->unit,
+                                  e->origin, e->supported, e->needs, e->summary, e->rollback);
         if (r < 0)
                 return r;
         r = sd_bus_message_open_container(reply, 'a', "(ssssb)");
         for (size_t i = 0; r >= 0 && i < e->n_wishes; i++) {
                 const ExplainWish *w = &e->wishes[i];
-                r = sd_bus_message_append(reply, "(ssssb)", w->target, w->layer, w->value, w->source, w->wins);
+                r = sd_bus_message_append(reply, "(ssssb)", bus_text(&x, w->target), w->layer, bus_text(&x, w->value),
+                                          bus_text(&x, w->source), w->wins);
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
@@ -32,9 +37,10 @@ static int append_explanation(sd_bus_message *reply, const Explanation *e) {
                 r = sd_bus_message_open_container(reply, 'a', "(ssssssbsst)");
         for (size_t i = 0; r >= 0 && i < e->n_targets; i++) {
                 const ExplainTarget *t = &e->targets[i];
-                r = sd_bus_message_append(reply, "(ssssssbsst)", t->name, t->key, t->value, t->origin, t->original,
-                                          t->at_stop, t->outside, t->outside_was, t->outside_found,
-                                          t->outside_at_ms);
+                r = sd_bus_message_append(reply, "(ssssssbsst)", bus_text(&x, t->name), bus_text(&x, t->key),
+                                          bus_text(&x, t->value), t->origin, bus_text(&x, t->original),
+                                          bus_text(&x, t->at_stop), t->outside, bus_text(&x, t->outside_was),
+                                          bus_text(&x, t->outside_found), t->outside_at_ms);
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
@@ -42,7 +48,8 @@ static int append_explanation(sd_bus_message *reply, const Explanation *e) {
                 r = sd_bus_message_open_container(reply, 'a', "(tsss)");
         for (size_t i = 0; r >= 0 && i < e->n_decisions; i++) {
                 const ExplainDecision *d = &e->decisions[i];
-                r = sd_bus_message_append(reply, "(tsss)", d->at_ms, d->old_value, d->new_value, d->reason);
+                r = sd_bus_message_append(reply, "(tsss)", d->at_ms, d->old_value, d->new_value,
+                                          bus_text(&x, d->reason));
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
@@ -55,18 +62,20 @@ int method_explain(sd_bus_message *message, void *userdata, sd_bus_error *error)
         _cleanup_(freep) char *msg = NULL;
         Manager *m = userdata;
         const char *name;
+        NapiRef ref;
         int r;
 
         /* Read-only: outside changes are the ownership timer's to notice, not a reader's. */
         r = sd_bus_message_read(message, "s", &name);
         if (r < 0)
                 return r;
-        if (is_napi_ref(name) && m->owner) {
+        if (napi_ref_parse(name, &ref, NULL) >= 0 && m->owner) {
                 const KnobDesc *d = NULL;
                 uint64_t value;
                 Target t;
 
-                /* A per-NAPI instance, unless the owner holds a steered value by that name (a queue's mask). */
+                /* A per-NAPI instance, unless the owner holds a value by that name. Other names
+                 * (rps-cpus@DEV:rx-N, irq-affinity@DEV:rx-N) are the manager's to resolve. */
                 if (owner_find_target(m->owner, name, &t) < 0) {
                         r = napi_resolve(m, name, &t, &d, &value, error);
                         if (r < 0)

@@ -18,17 +18,20 @@
 #include "bus-explain.h"
 #include "bus-logcontrol.h"
 #include "bus-napi.h"
+#include "escape.h"
 #include "log.h"
 #include "strv.h"
 
 int bus_error_from_manager(sd_bus_error *error, int r, const char *message) {
         /* The manager's MANAGER_E_* codes are the errnos bus_error_map gives the names. */
         const char *name = bus_error_name_from_errno(r);
+        _cleanup_(text_pool_done) TextPool t = {};
 
         if (r == -ENOMEM)
                 return -ENOMEM;
+        /* Messages name paths and devices; sd_bus_error_set() copies the text. */
         if (message)
-                return sd_bus_error_set(error, name, message);
+                return sd_bus_error_set(error, name, bus_text_full(&t, message, true));
         return sd_bus_error_setf(error, name, "%s", strerror(-r));
 }
 
@@ -63,7 +66,9 @@ int bus_check_privileged(sd_bus_message *message, sd_bus_error *error) {
 }
 
 void bus_emit_knob_changed(sd_bus *bus, const char *name, const char *old, const char *new, const char *reason) {
-        int r = sd_bus_emit_signal(bus, BUS_PATH, BUS_INTERFACE, "KnobChanged", "ssss", name, old, new, reason);
+        _cleanup_(text_pool_done) TextPool t = {};
+        int r = sd_bus_emit_signal(bus, BUS_PATH, BUS_INTERFACE, "KnobChanged", "ssss", bus_text(&t, name),
+                                   bus_text(&t, old), bus_text(&t, new), bus_text(&t, reason));
         if (r < 0)
                 log_warning_errno(r, "could not emit KnobChanged for %s: %m, ignoring", name);
 }
@@ -101,6 +106,7 @@ int bus_reload(sd_bus *bus, Manager *m, char **ret_message) {
 
 static int method_list_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(text_pool_done) TextPool t = {};
         Manager *m = userdata;
         int r;
 
@@ -120,7 +126,7 @@ static int method_list_knobs(sd_bus_message *message, void *userdata, sd_bus_err
 
                 if (s > 0 && knob_read(&k->ref, m->sysroot, &v) >= 0)
                         value = knob_format_value(d, &v);
-                r = sd_bus_message_append(reply, "(ssssbss)", knob_ref_format(&k->ref, name, sizeof(name)),
+                r = sd_bus_message_append(reply, "(ssssbss)", bus_text(&t, knob_ref_format(&k->ref, name, sizeof(name))),
                                           strempty(value), d->unit,
                                           origin_to_string(s > 0 ? manager_knob_origin(m, &k->ref) : ORIGIN_DEFAULT), s > 0,
                                           s > 0 ? "" : knob_needs(d), d->summary);
@@ -255,6 +261,7 @@ static int method_reset_knob(sd_bus_message *message, void *userdata, sd_bus_err
 static int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(strv_freep) char **names = NULL;
+        _cleanup_(text_pool_done) TextPool t = {};
         Manager *m = userdata;
         int r;
 
@@ -276,7 +283,7 @@ static int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_
                         continue; /* removed since it was listed */
                 if (r < 0)
                         return r;
-                r = sd_bus_message_append(reply, "(sss)", *n, path, summary);
+                r = sd_bus_message_append(reply, "(sss)", bus_text(&t, *n), bus_text(&t, path), bus_text(&t, summary));
                 if (r < 0)
                         return r;
         }
@@ -290,6 +297,7 @@ static int method_show_profile(sd_bus_message *message, void *userdata, sd_bus_e
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(profile_freep) Profile *p = NULL;
         _cleanup_(strv_freep) char **errors = NULL;
+        _cleanup_(text_pool_done) TextPool t = {};
         Manager *m = userdata;
         const char *name;
         int r;
@@ -319,10 +327,14 @@ static int method_show_profile(sd_bus_message *message, void *userdata, sd_bus_e
         r = sd_bus_message_new_method_return(message, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(reply, "ss", p->path, strempty(p->description));
+        r = sd_bus_message_append(reply, "ss", bus_text(&t, p->path), bus_text(&t, p->description));
         if (r < 0)
                 return r;
-        r = sd_bus_message_append_strv(reply, p->chain);
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        for (char **c = p->chain; r >= 0 && c && *c; c++)
+                r = sd_bus_message_append(reply, "s", bus_text(&t, *c));
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
         if (r < 0)
                 return r;
         r = sd_bus_message_open_container(reply, 'a', "(ssss)");
@@ -334,8 +346,9 @@ static int method_show_profile(sd_bus_message *message, void *userdata, sd_bus_e
                 char key[64];
                 if (!value || asprintf(&origin, "%s:%u", pk->origin.file, pk->origin.line) < 0)
                         return -ENOMEM;
-                r = sd_bus_message_append(reply, "(ssss)", "knobs", knob_ref_format(&pk->ref, key, sizeof(key)),
-                                          value, origin);
+                r = sd_bus_message_append(reply, "(ssss)", "knobs",
+                                          bus_text(&t, knob_ref_format(&pk->ref, key, sizeof(key))), value,
+                                          bus_text(&t, origin));
                 if (r < 0)
                         return r;
         }
@@ -344,7 +357,8 @@ static int method_show_profile(sd_bus_message *message, void *userdata, sd_bus_e
                 _cleanup_(freep) char *origin = NULL;
                 if (asprintf(&origin, "%s:%u", s->origin.file, s->origin.line) < 0)
                         return -ENOMEM;
-                r = sd_bus_message_append(reply, "(ssss)", s->section, s->key, s->value, origin);
+                r = sd_bus_message_append(reply, "(ssss)", bus_text(&t, s->section), bus_text(&t, s->key),
+                                          bus_text(&t, s->value), bus_text(&t, origin));
                 if (r < 0)
                         return r;
         }
@@ -514,6 +528,7 @@ static int method_list_napi_threads(sd_bus_message *message, void *userdata, sd_
 
 static int property_get_string(sd_bus *bus, const char *path, const char *interface, const char *property,
                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        _cleanup_(text_pool_done) TextPool t = {};
         Manager *m = userdata;
         const char *s = "";
 
@@ -538,7 +553,8 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
                 const Monitor *mon = adapter_monitor(m->adapter);
                 s = mon ? monitor_source_name(mon) : "";
         }
-        return sd_bus_message_append(reply, "s", s);
+        /* Paths (ActiveProfilePath, StateDir, Sysroot) and names may hold any byte. */
+        return sd_bus_message_append(reply, "s", bus_text(&t, s));
 }
 
 static int property_get_dry_run(sd_bus *bus, const char *path, const char *interface, const char *property,

@@ -63,7 +63,8 @@ void explanation_done(Explanation *e);
 
 /*
  * Explains a knob ("busy-read", "gro-flush-timeout@eth1") or any value the
- * owner holds by its name ("irq-affinity@eth1:rx-0", "rps-cpus@eth1:rx-0").
+ * owner holds by its name ("irq-affinity@eth1:rx-0", "rps-cpus@eth1:rx-0"),
+ * and a queue of a per-queue knob by that name before netpolld holds it.
  * MANAGER_E_* errors with a message as manager_get_knob(); *ret is filled on
  * success (explanation_done() frees it).
  */

@@ -238,6 +238,43 @@ int manager_explain_targets(Manager *m, const char *name, const KnobDesc *d, con
         return 0;
 }
 
+/*
+ * A name with a queue or NAPI instance (KnobChanged's and ListIrqs' names,
+ * knob.h's grammar): the value the owner holds by that name, else the queue's
+ * own target of a per-queue knob (rps-cpus@DEV:rx-N before netpolld set it).
+ */
+static int explain_instance(Manager *m, const KnobName *kn, Explanation *ret, char **ret_message) {
+        const KnobDesc *d = knob_find(kn->knob);
+        _cleanup_(freep) Target *t = NULL;
+        char name[sizeof(t->name)];
+        size_t n = 0;
+        Target held;
+        int r;
+
+        knob_name_format(kn, name, sizeof(name));
+        if (m->owner && owner_find_target(m->owner, name, &held) >= 0)
+                return manager_explain_targets(m, name, d, &held, 1, ret);
+        if (m->owner && d && (d->scope == KNOB_RX_QUEUES || d->scope == KNOB_TX_QUEUES) && !kn->napi_id) {
+                KnobRef ref = { .desc = d };
+
+                memcpy(ref.device, kn->device, sizeof(ref.device));
+                r = knob_targets(m, &ref, &t, &n);
+                if (r == -ENODEV)
+                        return unsupported_message(&ref, r, ret_message);
+                if (r < 0 && r != -EOPNOTSUPP)
+                        return asprintf(ret_message, "cannot explain %s: %s", name, strerror(-r)) < 0 ? -ENOMEM : r;
+                for (size_t i = 0; i < n; i++)
+                        if (streq(t[i].name, name))
+                                return manager_explain_targets(m, name, d, &t[i], 1, ret);
+                return asprintf(ret_message, "%s: %s has no such queue (netpollctl irq lists them)", name,
+                                kn->device) < 0 ? -ENOMEM : -MANAGER_E_NO_DEVICE;
+        }
+        return asprintf(ret_message, "'%s' is not a value netpolld holds now (values netpolld steers, such as "
+                        "irq-affinity@DEV:rx-N, are known once it holds them; per-NAPI knobs are "
+                        "napi-defer-hard-irqs, gro-flush-timeout, irq-suspend-timeout and napi-threaded)", name) < 0
+                       ? -ENOMEM : -MANAGER_E_UNKNOWN_KNOB;
+}
+
 int manager_explain(Manager *m, const char *name, Explanation *ret, char **ret_message) {
         _cleanup_(freep) Target *t = NULL;
         _cleanup_(freep) char *v = NULL;
@@ -246,8 +283,11 @@ int manager_explain(Manager *m, const char *name, Explanation *ret, char **ret_m
         size_t n = 0;
         KnobRef ref;
         Target held;
+        KnobName kn;
         int r;
 
+        if (knob_name_parse(name, &kn, NULL) >= 0 && kn.instance)
+                return explain_instance(m, &kn, ret, ret_message);
         r = knob_ref_parse(name, &ref, &reason);
         if (r == -ENOENT && m->owner && owner_find_target(m->owner, name, &held) >= 0) {
                 KnobRef owner_ref;

@@ -317,6 +317,17 @@ int write_knob(Manager *m, const KnobRef *ref, const KnobValue *v, ValueOrigin o
         r = knob_targets(m, ref, &t, &n);
         if (r < 0)
                 return unsupported_message(ref, r == -ENODEV ? r : -EOPNOTSUPP, ret_message);
+        /* A device file that never takes the value (napi-threaded@DEV's busy-poll): refused before any
+         * write, by what the kernel needs, never by the file's errno and the internal number. */
+        for (size_t i = 0; i < n; i++)
+                if (knob_device_file_refuses(ref->desc, t[i].key, v)) {
+                        _cleanup_(freep) char *want = knob_format_value(ref->desc, v);
+                        return asprintf(ret_message,
+                                        "cannot set %s = %s: %s; netlink lists no NAPI instance of %s with this "
+                                        "value, and %s takes it on no kernel", name, strempty(want),
+                                        strempty(knob_refusal_hint(ref->desc)), ref->device, t[i].key) < 0
+                                       ? -ENOMEM : -MANAGER_E_KERNEL_REFUSED;
+                }
         text = knob_format_kernel(ref->desc, v);
         if (!text)
                 return -ENOMEM;

@@ -197,6 +197,7 @@ const KnobDesc knob_catalog[_KNOB_ID_MAX] = {
                 /* Per instance (netdev `threaded`) from 6.17; 6.12's instances lack it, and there the
                  * device file does disabled and enabled (it never takes busy-poll, not even on 7.2). */
                 .device_file = "/sys/class/net/%s/threaded",
+                .device_file_max = 1,
                 .type = KNOB_ENUM,
                 .values = napi_threaded_values,
                 .unit = "",
@@ -243,10 +244,76 @@ const KnobDesc *knob_find(const char *name) {
         return name ? find_n(name, strlen(name)) : NULL;
 }
 
+#define BAD_DEVICE "invalid device name: expected 1-15 characters without '/', ':' or spaces"
+
+int knob_name_parse(const char *s, KnobName *ret, const char **ret_reason) {
+        const char *at, *colon, *inst;
+        KnobName n = {};
+        size_t len;
+
+        if (!s || !*s) {
+                set_reason(ret_reason, "empty name");
+                return -EINVAL;
+        }
+        at = strchr(s, '@');
+        len = at ? (size_t)(at - s) : strlen(s);
+        if (len == 0 || len >= sizeof(n.knob) || memchr(s, ':', len)) {
+                set_reason(ret_reason, "expected KNOB, KNOB@DEVICE or KNOB@DEVICE:INSTANCE");
+                return -EINVAL;
+        }
+        memcpy(n.knob, s, len);
+        if (at) {
+                /* ifname_valid() refuses ':', so the first one ends the device. */
+                colon = strchr(at + 1, ':');
+                len = colon ? (size_t)(colon - at - 1) : strlen(at + 1);
+                if (len >= sizeof(n.device)) {
+                        set_reason(ret_reason, BAD_DEVICE);
+                        return -EINVAL;
+                }
+                memcpy(n.device, at + 1, len);
+                if (!ifname_valid(n.device)) {
+                        set_reason(ret_reason, BAD_DEVICE);
+                        return -EINVAL;
+                }
+                if (colon) {
+                        inst = colon + 1;
+                        n.instance = true;
+                        if (startswith(inst, "napi-")) {
+                                uint64_t id;
+                                if (parse_u64_range(inst + 5, 1, UINT32_MAX, &id, NULL) < 0) {
+                                        set_reason(ret_reason, "expected a NAPI id (a number from 1) after napi-");
+                                        return -EINVAL;
+                                }
+                                n.napi_id = (uint32_t)id;
+                        } else if (queue_name_parse(inst, &n.kind, &n.index) < 0) {
+                                set_reason(ret_reason, "expected napi-ID, rx-N, tx-N or combined-N after the device");
+                                return -EINVAL;
+                        }
+                }
+        }
+        *ret = n;
+        return 0;
+}
+
+char *knob_name_format(const KnobName *n, char *buf, size_t size) {
+        if (!n->device[0])
+                snprintf(buf, size, "%s", n->knob);
+        else if (!n->instance)
+                snprintf(buf, size, "%s@%s", n->knob, n->device);
+        else if (n->napi_id)
+                snprintf(buf, size, "%s@%s:napi-%" PRIu32, n->knob, n->device, n->napi_id);
+        else
+                snprintf(buf, size, "%s@%s:%s-%u", n->knob, n->device, strempty(queue_kind_to_string(n->kind)),
+                         n->index);
+        return buf;
+}
+
 int knob_ref_parse(const char *s, KnobRef *ret, const char **ret_reason) {
         const KnobDesc *d;
-        const char *at, *dev;
+        const char *at;
+        KnobName n;
         KnobRef r = {};
+        int e;
 
         if (!s) {
                 set_reason(ret_reason, "unknown knob");
@@ -258,23 +325,23 @@ int knob_ref_parse(const char *s, KnobRef *ret, const char **ret_reason) {
                 set_reason(ret_reason, "unknown knob");
                 return -ENOENT;
         }
-        dev = at ? at + 1 : NULL;
-        if (d->scope == KNOB_GLOBAL && dev) {
+        if (d->scope == KNOB_GLOBAL && at) {
                 set_reason(ret_reason, "is global and takes no @device");
                 return -EINVAL;
         }
-        if (d->scope != KNOB_GLOBAL) {
-                if (!dev) {
-                        set_reason(ret_reason, "is per device: write NAME@DEVICE");
-                        return -EINVAL;
-                }
-                if (!ifname_valid(dev)) {
-                        set_reason(ret_reason, "invalid device name: expected 1-15 characters without '/', ':' or spaces");
-                        return -EINVAL;
-                }
-                /* ifname_valid() caps the length at 15, so this always fits. */
-                memcpy(r.device, dev, strlen(dev) + 1);
+        if (d->scope != KNOB_GLOBAL && !at) {
+                set_reason(ret_reason, "is per device: write NAME@DEVICE");
+                return -EINVAL;
         }
+        e = knob_name_parse(s, &n, ret_reason);
+        if (e < 0)
+                return e;
+        if (n.instance) {
+                set_reason(ret_reason, "names one queue or NAPI instance: write NAME@DEVICE here");
+                return -EINVAL;
+        }
+        /* ifname_valid() caps the length at 15, so this always fits. */
+        memcpy(r.device, n.device, sizeof(r.device));
         r.desc = d;
         *ret = r;
         return 0;
@@ -715,6 +782,22 @@ const char *knob_refusal_hint(const KnobDesc *d) {
 
 bool knob_path_is_napi(const char *path) {
         return path && startswith(path, "napi-");
+}
+
+bool knob_device_file_refuses(const KnobDesc *d, const char *path, const KnobValue *v) {
+        const char *pct, *rest;
+        size_t plen, slen;
+
+        if (!d->device_file || !path || d->type == KNOB_CPUSET || v->num <= d->device_file_max)
+                return false;
+        pct = strstr(d->device_file, "%s");
+        if (!pct)
+                return false;
+        plen = (size_t)(pct - d->device_file);
+        slen = strlen(pct + 2);
+        rest = path + plen;
+        return strncmp(path, d->device_file, plen) == 0 && strlen(rest) > slen &&
+               streq(rest + strlen(rest) - slen, pct + 2);
 }
 
 const char *knob_needs(const KnobDesc *d) {

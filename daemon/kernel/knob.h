@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cpuset.h"
+#include "interrupts.h"
 
 typedef enum KnobType {
         KNOB_COUNT,  /* decimal integer in the kernel file */
@@ -35,6 +36,7 @@ typedef struct KnobDesc {
         KnobScope scope;
         const char *path;
         const char *device_file; /* KNOB_NAPIS: template with one %s, or NULL (above) */
+        uint64_t device_file_max; /* with device_file: the largest value that file takes */
         KnobType type;
         uint64_t unit_ns;    /* KNOB_TIME: size of the base unit */
         const char *unit;    /* base unit for humans: "us", "packets", "" */
@@ -86,9 +88,31 @@ typedef struct KnobRef {
 } KnobRef;
 
 /*
+ * The parts of every value name netpolld gives out (KnobChanged, ListIrqs'
+ * rows, the log) and takes: "KNOB", "KNOB@DEV" or "KNOB@DEV:INSTANCE", with
+ * INSTANCE one of "napi-ID", "rx-N", "tx-N", "combined-N". The one parser of
+ * that grammar: knob_ref_parse(), napi_ref_parse() and Explain build on it.
+ * KNOB is checked for its shape only (catalog knobs, per-NAPI knobs and
+ * steered values such as irq-affinity share the grammar).
+ */
+typedef struct KnobName {
+        char knob[32];
+        char device[16];  /* "" without @DEV */
+        bool instance;    /* a :INSTANCE was given */
+        uint32_t napi_id; /* :napi-ID; 0 for a queue */
+        QueueKind kind;   /* :rx-N, :tx-N, :combined-N */
+        unsigned index;
+} KnobName;
+
+/* -EINVAL with a static *ret_reason for a name outside the grammar. */
+int knob_name_parse(const char *s, KnobName *ret, const char **ret_reason);
+/* The name in the canonical spelling knob_name_parse() reads; returns buf. */
+char *knob_name_format(const KnobName *n, char *buf, size_t size);
+
+/*
  * Parses "NAME" or "NAME@DEV". -ENOENT for an unknown knob name, -EINVAL for
- * a device given to a global knob, a missing device on a per-device knob, or
- * an invalid interface name.
+ * a device given to a global knob, a missing device on a per-device knob, an
+ * invalid interface name, or a queue or NAPI instance after the device.
  */
 int knob_ref_parse(const char *s, KnobRef *ret, const char **ret_reason);
 /* "NAME" or "NAME@DEV" into buf; returns buf. */
@@ -139,6 +163,12 @@ void knob_set_napi_source(const KnobNapiSource *src);
 int knob_paths(const KnobRef *r, const char *sysroot, char ***ret);
 /* True for knob_paths()'s "napi-ID" entries (set over netlink), false for files. */
 bool knob_path_is_napi(const char *path);
+/*
+ * Whether path is d's device_file (the fallback of a KNOB_NAPIS knob) and v a
+ * value that file never takes (napi-threaded's busy-poll: the kernel's
+ * threaded file does 0 and 1 only, on every kernel).
+ */
+bool knob_device_file_refuses(const KnobDesc *d, const char *path, const KnobValue *v);
 
 /* 1 supported, 0 unsupported (file absent), -ENODEV device missing, other negative errno. */
 int knob_supported(const KnobRef *r, const char *sysroot);

@@ -15,6 +15,7 @@
 #include "cpuset.h"
 #include "macro.h"
 #include "netdev-genl.h"
+#include "pidact.h"
 
 struct NapiBackend {
         NetdevGenl *genl; /* opened on first use */
@@ -64,22 +65,49 @@ int napi_thread_cpus(int pid, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-static int thread_cpus_write(int pid, const char *value) {
+typedef struct ThreadPlace {
+        uint32_t napi_id;
+        NapiThreadLookup lookup;
+        void *userdata;
         cpu_set_t mask;
-        CpuSet set;
+} ThreadPlace;
 
-        if (pid <= 0)
-                return -ENOENT;
-        if (cpuset_parse_list(value, &set, NULL) < 0 || cpuset_is_empty(&set) || cpuset_last(&set) >= CPU_SETSIZE)
-                return -EINVAL;
-        CPU_ZERO(&mask);
-        for (unsigned c = 0; c < CPU_SETSIZE; c++)
-                if (cpuset_has(&set, c))
-                        CPU_SET(c, &mask);
+/* The instance's thread, looked up afresh, is pid. */
+static int thread_is_it(int pid, void *userdata) {
+        ThreadPlace *t = userdata;
+        int now = -1, r = t->lookup(t->userdata, t->napi_id, &now);
+
+        if (r == -ENOENT)
+                return 0;
+        return r < 0 ? r : now == pid;
+}
+
+static int thread_set_affinity(int pid, void *userdata) {
+        ThreadPlace *t = userdata;
+
         /* EINVAL: none of them online or allowed; the kernel leaves the thread where it was. */
-        if (sched_setaffinity(pid, sizeof(mask), &mask) < 0)
+        if (sched_setaffinity(pid, sizeof(t->mask), &t->mask) < 0)
                 return errno == ESRCH ? -ENOENT : negative_errno();
         return 0;
+}
+
+int napi_thread_place(uint32_t napi_id, const char *value, NapiThreadLookup lookup, void *userdata) {
+        ThreadPlace t = { .napi_id = napi_id, .lookup = lookup, .userdata = userdata };
+        CpuSet set;
+        int pid = -1, r;
+
+        if (cpuset_parse_list(value, &set, NULL) < 0 || cpuset_is_empty(&set) || cpuset_last(&set) >= CPU_SETSIZE)
+                return -EINVAL;
+        CPU_ZERO(&t.mask);
+        for (unsigned c = 0; c < CPU_SETSIZE; c++)
+                if (cpuset_has(&set, c))
+                        CPU_SET(c, &t.mask);
+        r = lookup(userdata, napi_id, &pid);
+        if (r < 0)
+                return r;
+        /* The thread may end and its pid go to another task before the write: never place that one. */
+        r = pid_act_confirmed(pid, thread_is_it, thread_set_affinity, &t);
+        return r == -ESRCH ? -ENOENT : r;
 }
 
 static int backend_genl(NapiBackend *b, NetdevGenl **ret) {
@@ -122,6 +150,23 @@ static int backend_read(void *userdata, const Target *t, char **ret) {
         return asprintf(ret, "%" PRIu64, info.value[k]) < 0 ? -ENOMEM : 0;
 }
 
+/* napi-get's pid of the instance's kernel thread; -ENOENT when it has none or is gone. */
+static int thread_lookup(void *userdata, uint32_t napi_id, int *ret_pid) {
+        NetdevGenl *g;
+        NapiInfo info;
+        int r = backend_genl(userdata, &g);
+
+        if (r < 0)
+                return r;
+        r = netdev_genl_napi_get(g, napi_id, &info);
+        if (r < 0)
+                return r == -ENODEV ? -ENOENT : r;
+        if (info.pid <= 0)
+                return -ENOENT;
+        *ret_pid = info.pid;
+        return 0;
+}
+
 static int backend_write(void *userdata, const Target *t, const char *value) {
         NetdevGenl *g;
         uint32_t id;
@@ -132,11 +177,8 @@ static int backend_write(void *userdata, const Target *t, const char *value) {
         r = parse_key(t->key, &id, &k);
         if (r < 0)
                 return r;
-        if (k == KNOB_THREAD_CPUS) {
-                NapiInfo info;
-                r = backend_get(userdata, t, &info, &k);
-                return r < 0 ? r : thread_cpus_write(info.pid, value);
-        }
+        if (k == KNOB_THREAD_CPUS)
+                return napi_thread_place(id, value, thread_lookup, userdata);
         errno = 0;
         unsigned long long v = strtoull(value, &end, 10);
         if (errno || *end || !(*value >= '0' && *value <= '9'))

@@ -46,9 +46,11 @@ static int fail(const char **ret_reason, const char *reason, int r) {
 }
 
 int napi_ref_parse(const char *s, NapiRef *ret, const char **ret_reason) {
-        const char *at, *colon, *inst;
+        const char *at;
         char knob[32];
+        KnobName n;
         NapiRef r = {};
+        int e;
 
         if (!s)
                 return fail(ret_reason, "empty reference", -EINVAL);
@@ -62,25 +64,18 @@ int napi_ref_parse(const char *s, NapiRef *ret, const char **ret_reason) {
                             "unknown per-NAPI knob; expected napi-defer-hard-irqs, gro-flush-timeout, irq-suspend-timeout "
                             "or napi-threaded",
                             -ENOENT);
-
-        colon = strrchr(at + 1, ':');
-        if (!colon)
+        /* The grammar of every value name (knob.h); a per-NAPI reference is the rx/tx/napi part of it. */
+        e = knob_name_parse(s, &n, ret_reason);
+        if (e < 0)
+                return e;
+        if (!n.instance)
                 return fail(ret_reason, "expected :napi-ID or :rx-N after the device", -EINVAL);
-        if ((size_t)(colon - at - 1) >= sizeof(r.device))
-                return fail(ret_reason, "invalid interface name", -EINVAL);
-        memcpy(r.device, at + 1, (size_t)(colon - at - 1));
-        if (!ifname_valid(r.device))
-                return fail(ret_reason, "invalid interface name", -EINVAL);
-
-        inst = colon + 1;
-        if (startswith(inst, "napi-")) {
-                uint64_t id;
-                if (parse_u64_range(inst + 5, 1, UINT32_MAX, &id, NULL) < 0)
-                        return fail(ret_reason, "expected a NAPI id (a number from 1) after napi-", -EINVAL);
-                r.napi_id = (uint32_t)id;
-        } else if (queue_name_parse(inst, &r.kind, &r.index) < 0 || r.kind == QUEUE_COMBINED)
+        if (!n.napi_id && n.kind == QUEUE_COMBINED)
                 return fail(ret_reason, "expected napi-ID, rx-N or tx-N after the device", -EINVAL);
-
+        memcpy(r.device, n.device, sizeof(r.device));
+        r.napi_id = n.napi_id;
+        r.kind = n.kind;
+        r.index = n.index;
         *ret = r;
         return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "irqpin-internal.h"
 #include "knob.h"
 #include "log.h"
@@ -112,11 +113,12 @@ int irqpin_list(IrqPin *p, IrqRow **ret, size_t *ret_n) {
 }
 
 int irq_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n) {
+        _cleanup_(text_pool_done) TextPool t = {};
         int r;
 
         r = sd_bus_message_open_container(m, 'a', "(ssuissss)");
         for (size_t i = 0; r >= 0 && i < n; i++)
-                r = sd_bus_message_append(m, "(ssuissss)", rows[i].device, rows[i].queue, rows[i].napi_id,
+                r = sd_bus_message_append(m, "(ssuissss)", bus_text(&t, rows[i].device), rows[i].queue, rows[i].napi_id,
                                           rows[i].irq, rows[i].cpus, rows[i].rps, rows[i].xps, rows[i].state);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
@@ -124,6 +126,7 @@ int irq_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n) {
 }
 
 int napi_thread_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n) {
+        _cleanup_(text_pool_done) TextPool t = {};
         int r;
 
         r = sd_bus_message_open_container(m, 'a', "(susis)");
@@ -137,7 +140,7 @@ int napi_thread_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n) {
                         continue;
                 if (rows[i].threaded >= 0 && (uint64_t)rows[i].threaded <= knob_catalog[KNOB_ID_NAPI_THREADED].max)
                         mode = knob_catalog[KNOB_ID_NAPI_THREADED].values[rows[i].threaded];
-                r = sd_bus_message_append(m, "(susis)", rows[i].device, rows[i].napi_id, mode, rows[i].thread,
+                r = sd_bus_message_append(m, "(susis)", bus_text(&t, rows[i].device), rows[i].napi_id, mode, rows[i].thread,
                                           rows[i].thread_cpus);
         }
         if (r >= 0)

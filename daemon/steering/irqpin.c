@@ -17,6 +17,7 @@
 #include "irqpin-internal.h"
 #include "log.h"
 #include "nl-util.h"
+#include "pidact.h"
 #include "netdev-sysfs.h"
 #include "strv.h"
 #include "topology.h"
@@ -204,6 +205,25 @@ void irqpin_set_pass_callback(IrqPin *p, void (*fn)(void *userdata), void *userd
  * cover only the devices [irq] names. It runs only after a pass (link events, a NAPI
  * mode change), never per sample.
  */
+typedef struct PollerCheck {
+        IrqPin *p;
+        uint32_t napi_id;
+} PollerCheck;
+
+/* The instance's kernel thread, looked up afresh, is pid and still busy-polls. */
+static int poller_is_it(int pid, void *userdata) {
+        PollerCheck *c = userdata;
+        NapiInfo info;
+        int r = netdev_genl_napi_get(c->p->genl, c->napi_id, &info);
+
+        if (r == -ENODEV || r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        return info.pid == pid && info.has[NAPI_KNOB_THREADED] &&
+               info.value[NAPI_KNOB_THREADED] == NAPI_THREADED_BUSY_POLL;
+}
+
 int irqpin_busy_poll_threads(IrqPin *p, int **ret, size_t *ret_n) {
         _cleanup_(freep) int *pids = NULL;
         size_t n = 0;
@@ -225,10 +245,16 @@ int irqpin_busy_poll_threads(IrqPin *p, int **ret, size_t *ret_n) {
                 if (!a)
                         return -ENOMEM;
                 pids = a;
-                for (size_t k = 0; k < nn; k++)
+                for (size_t k = 0; k < nn; k++) {
+                        PollerCheck c = { .p = p, .napi_id = napis[k].id };
+
+                        /* Handed to the monitor only while the pid is still that thread's: a task that
+                         * took a pid over would have its waiting ignored. */
                         if (napis[k].pid > 0 && napis[k].has[NAPI_KNOB_THREADED] &&
-                            napis[k].value[NAPI_KNOB_THREADED] == NAPI_THREADED_BUSY_POLL)
+                            napis[k].value[NAPI_KNOB_THREADED] == NAPI_THREADED_BUSY_POLL &&
+                            pid_act_confirmed(napis[k].pid, poller_is_it, NULL, &c) >= 0)
                                 pids[n++] = napis[k].pid;
+                }
         }
         *ret = TAKE_PTR(pids);
         *ret_n = n;

@@ -7,7 +7,13 @@
 # write is shown with what netpolld had left there, the restore journal's
 # original and what stop writes are shown, an unknown knob or device is
 # refused with the error's name, an unsupported knob names its patch, uid
-# 65534 may explain, and --json validates against docs/schema/. Speaks TAP.
+# 65534 may explain, and --json validates against docs/schema/; a profile
+# path with a byte that is not UTF-8 is shown escaped (\xNN) by status and
+# explain; then, on the
+# real kernel in a network namespace of its own, every name KnobChanged and
+# ListIrqs give a steered value (rps-cpus@DEV:rx-0) is explained, and
+# napi-threaded@DEV busy-poll on a device without listed NAPI instances is
+# refused naming the kernel it needs. Speaks TAP.
 
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -177,8 +183,131 @@ case_stop_restores() {
         expect_file $CORE/netdev_budget 300
 }
 
+# A profile directory whose name has a byte that is not UTF-8 and a control
+# character: sd-bus refuses such strings, so status and explain printed only
+# "Invalid argument"; the daemon sends them escaped (\xNN) instead.
+case_odd_profile_dir() {
+        local odd=$TMP/odd$'\xff'$'\x01'dir shown=$TMP/odd'\xff\x01'dir
+        mkdir -p "$odd" && cp "$PROFILES"/itest-explain*.conf "$odd"/ || { fail "cannot make $odd"; return; }
+        PROFILES=$odd
+        start_daemon || return
+        ctl status
+        expect_rc 0
+        expect_contains "status" "$OUT" "Profile: itest-explain ($shown/itest-explain.conf)"
+        ctl explain busy-read
+        expect_rc 0
+        expect_eq "busy-read's wishes" "$(wish_rows)" "profile 50us $shown/itest-explain.conf:5 yes"
+        gdbus_call ShowProfile itest-explain
+        expect_rc 0
+        expect_contains "ShowProfile" "$OUT" "odd\\\\xff\\\\x01dir/itest-explain.conf"
+        stop_daemon TERM
+        expect_eq "exit status on SIGTERM" "$DAEMON_RC" 0
+}
+
+# ---------------------------------------------------------------- steered values, real kernel
+
+# A second netpolld inside a network namespace of the test's own, on the real
+# kernel (sysroot /): ip netns exec mounts a sysfs of that namespace, so it
+# sees and steers only the veth pair made there. Deleting the namespace
+# removes the pair.
+NS=npde-$$
+DEV=npde$$a
+PEER=npde$$b
+
+case_netns_daemon() {
+        command -v ip >/dev/null && command -v ethtool >/dev/null || { skip "needs ip and ethtool"; return; }
+        ip netns add "$NS" || { fail "cannot create network namespace $NS"; return; }
+        veth_pair "$DEV" "$NS" "$PEER" "$NS" || { fail "cannot create the veth pair $DEV/$PEER in $NS"; return; }
+        RPS0=$(ip netns exec "$NS" cat "/sys/class/net/$DEV/queues/rx-0/rps_cpus")
+        printf '[profile]\ndescription = integration test: steer the test veth only\n[irq]\ndevices = %s\n' "$DEV" \
+                >"$PROFILES/itest-explain-steer.conf"
+        printf '[profile]\ndescription = integration test: nothing\n' >"$PROFILES/itest-explain-none.conf"
+        printf '[daemon]\nprofile = itest-explain-none\n' >"$CONF"
+        ROOT=/
+        STATE=$TMP/state-netns
+        DAEMON_WRAPPER=(ip netns exec "$NS")
+        start_daemon
+}
+
+queues_applied() {
+        "$NETPOLLCTL" irq 2>/dev/null | awk -v d="$DEV" '$1 == d && $2 == "rx-0" { print $NF }' | grep -qx applied
+}
+
+# Every name KnobChanged and ListIrqs give a steered value is one explain takes.
+case_explain_steered_names() {
+        need_daemon || return
+        local sig=$TMP/signals-steer names= n
+        start_gdbus_monitor "$sig" || true
+        ctl profile set itest-explain-steer
+        expect_rc 0
+        wait_for 10 queues_applied || fail "$DEV was not steered:" "$("$NETPOLLCTL" irq 2>&1)"
+        if [ -n "$GMON_PID" ]; then
+                expect_signal "$sig" "KnobChanged ('rps-cpus@$DEV:rx-0'"
+                names=$(grep -o "KnobChanged ('[^']*'" "$sig" | cut -d"'" -f2)
+        fi
+        # ListIrqs' rows name the device and queue that the steered values are named for.
+        ctl --json irq
+        names+=$'\n'$(python3 -c 'import json, sys
+for r in json.load(sys.stdin):
+    if r["device"] == sys.argv[1]:
+        print("%s@%s:%s" % ("rps-cpus" if r["queue"].startswith("rx") else "xps-cpus", r["device"], r["queue"]))' \
+                "$DEV" <<<"$OUT")
+        expect_contains "names seen" "$names" "rps-cpus@$DEV:rx-0"
+        expect_contains "names seen" "$names" "xps-cpus@$DEV:tx-0"
+        for n in $(sort -u <<<"$names"); do
+                ctl explain "$n"
+                expect_rc 0
+                expect_contains "explain $n" "$OUT" "$n: "
+                expect_contains "explain $n" "$OUT" "steering"
+        done
+        # Before netpolld holds it: the queue's own value, as found.
+        ctl explain "rps-cpus@$PEER:rx-0"
+        expect_rc 0
+        expect_contains "explain rps-cpus@$PEER:rx-0" "$OUT" "rps-cpus@$PEER:rx-0: none (default)"
+        gdbus_call Explain "rps-cpus@$DEV:rx-9"
+        expect_contains "Explain of a queue the device lacks" "$ERR" "org.netpolld1.Error.NoSuchDevice"
+        expect_contains "Explain of a queue the device lacks" "$ERR" "has no such queue"
+        [ -n "$GMON_PID" ] && kill_and_wait "$GMON_PID"
+        return 0
+}
+
+# napi-threaded@DEV busy-poll where netlink lists no NAPI instance of DEV (a
+# veth with GRO off: the device's threaded file is the knob's file): refused
+# naming the kernel busy-poll needs, never the file's errno or the internal
+# number, and nothing changes.
+case_threaded_busy_poll_device_file() {
+        need_daemon || return
+        local dev=npde$$c before
+        ip -n "$NS" link add "$dev" type veth peer name "npde$$d" && ip -n "$NS" link set "$dev" up &&
+                ip -n "$NS" link set "npde$$d" up && ip netns exec "$NS" ethtool -K "$dev" gro off >/dev/null ||
+                { fail "cannot create the veth pair $dev/npde$$d with GRO off in $NS"; return; }
+        before=$(ip netns exec "$NS" cat "/sys/class/net/$dev/threaded")
+        ctl set "napi-threaded@$dev" busy-poll
+        expect_rc 1
+        expect_contains "busy-poll refused" "$ERR" "busy-poll needs Linux after 6.18"
+        expect_not_contains "busy-poll refused" "$ERR" "writing 2"
+        expect_not_contains "busy-poll refused" "$ERR" "Operation not supported"
+        expect_eq "$dev's threaded file after the refusal" \
+                "$(ip netns exec "$NS" cat "/sys/class/net/$dev/threaded")" "$before"
+        ctl get "napi-threaded@$dev"
+        expect_contains "napi-threaded@$dev after the refusal" "$OUT" "default"
+        grep -q "napi-threaded@$dev" "$STATE/restore.journal" 2>/dev/null &&
+                fail "the refused value was journaled:" "$(cat "$STATE/restore.journal")"
+        return 0
+}
+
+case_netns_restores() {
+        need_daemon || return
+        stop_daemon TERM
+        expect_eq "exit status on SIGTERM" "$DAEMON_RC" 0
+        expect_eq "$DEV rx-0 rps_cpus after the stop" \
+                "$(ip netns exec "$NS" cat "/sys/class/net/$DEV/queues/rx-0/rps_cpus")" "$RPS0"
+}
+
 require_root_and_tools
 setup_tmp
+# The daemon (stopped by cleanup) first, then the namespace with the veth pair.
+trap 'cleanup; ip netns del "$NS" 2>/dev/null' EXIT
 make_explain_policy
 start_bus
 make_fixture
@@ -197,4 +326,10 @@ run_case "an unknown knob or device is refused with its error name; an unsupport
 run_case "uid 65534 may explain" case_unprivileged
 run_case "--json validates against docs/schema/netpollctl-explain.v1.json" case_json
 run_case "SIGTERM restores the fixture" case_stop_restores
+run_case "a profile directory with a non-UTF-8 byte and a control character is shown escaped" case_odd_profile_dir
+run_case "a netpolld in a network namespace with a veth pair of the test's own" case_netns_daemon
+run_case "every name KnobChanged and ListIrqs give a steered value is explained" case_explain_steered_names
+run_case "napi-threaded@DEV busy-poll on the device file is refused by the kernel it needs, changing nothing" \
+        case_threaded_busy_poll_device_file
+run_case "SIGTERM restores the veth's queues" case_netns_restores
 tap_done
