@@ -253,7 +253,7 @@ END_TEST
 START_TEST(test_knob_parse_value_counts_and_bools) {
         assert_value("netdev-budget", "300", 300);
         assert_value("busy-loop-threshold", "0", 0);
-        assert_value("napi-skb-cache-size", "256", 256);
+        assert_value("napi-skb-cache-size", "128", 128);
         assert_value("napi-threaded", "0", 0);
         assert_value("napi-threaded", "1", 1);
         assert_value("napi-threaded", "2", 2);
@@ -262,7 +262,8 @@ START_TEST(test_knob_parse_value_counts_and_bools) {
         assert_value("napi-threaded", "busy-poll", 2);
         assert_value_refused("netdev-budget", "0", -ERANGE, "out of range");
         assert_value_refused("napi-skb-cache-size", "1", -ERANGE, "out of range");
-        assert_value_refused("napi-skb-cache-bulk", "129", -ERANGE, "out of range");
+        assert_value_refused("napi-skb-cache-size", "129", -ERANGE, "out of range");
+        assert_value_refused("napi-skb-cache-bulk", "65", -ERANGE, "out of range");
         assert_value_refused("softirq-restarts", "1001", -ERANGE, "out of range");
         assert_value_refused("netdev-budget", "3ms", -EINVAL, "trailing characters after number");
         assert_value_refused("netdev-budget", "", -EINVAL, "empty value; expected a number");
@@ -394,8 +395,12 @@ START_TEST(test_knob_refusal_hint_names_kernel_limits) {
         ck_assert_str_eq(knob_refusal_hint(knob_find("netdev-budget-time")),
                          "the kernel refuses values below 2 jiffies (8000us at HZ=250, 2000us at HZ=1000)");
         ck_assert_str_eq(knob_refusal_hint(knob_find("softirq-budget")), "the patched kernel accepts 100us to 100000us");
-        ck_assert_str_eq(knob_refusal_hint(knob_find("napi-skb-cache-size")), "the patched kernel accepts 2 to 256 skbs");
-        ck_assert_str_eq(knob_refusal_hint(knob_find("napi-skb-cache-bulk")), "the patched kernel accepts 1 to 128 skbs");
+        ck_assert_str_eq(knob_refusal_hint(knob_find("napi-skb-cache-size")),
+                         "the patched kernel accepts 2 to 128 skbs, and never more than the kernel's own cache holds "
+                         "(64 before Linux 6.19)");
+        ck_assert_str_eq(knob_refusal_hint(knob_find("napi-skb-cache-bulk")),
+                         "the patched kernel accepts 1 to 64 skbs, and never more than half of what the kernel's own "
+                         "cache holds (32 before Linux 6.19)");
         for (size_t i = 0; i < knob_catalog_size; i++)
                 if (knob_catalog[i].patch)
                         ck_assert_ptr_nonnull(knob_refusal_hint(&knob_catalog[i]));

@@ -21,8 +21,8 @@
 #include "units.h"
 
 #define PATCH_0001 "0001-net-busy_poll-add-busy_loop_threshold-sysctl.patch"
-#define PATCH_0002 "0002-softirq-make-time-budget-and-restart-limit-sysctls.patch"
-#define PATCH_0003 "0003-net-make-NAPI-skb-cache-size-and-bulk-sysctls.patch"
+#define PATCH_0003 "0003-softirq-Make-time-budget-and-restart-limit-sysctls.patch"
+#define PATCH_0004 "0004-net-make-NAPI-skb-cache-size-and-bulk-sysctls.patch"
 
 /*
  * The one place each knob is described: netpolld's parsing and checks, ListKnobs,
@@ -77,7 +77,7 @@ const KnobDesc knob_catalog[_KNOB_ID_MAX] = {
                  * takes exactly 100..100000 at any HZ, unrounded (default 2000). */
                 .min = 100,
                 .max = 100000,
-                .patch = PATCH_0002,
+                .patch = PATCH_0003,
                 .summary = "microseconds softirq processing may run before deferring to ksoftirqd",
         },
         [KNOB_ID_SOFTIRQ_RESTARTS] = {
@@ -88,7 +88,7 @@ const KnobDesc knob_catalog[_KNOB_ID_MAX] = {
                 .unit = "restarts",
                 .min = 1,
                 .max = 1000,
-                .patch = PATCH_0002,
+                .patch = PATCH_0003,
                 .summary = "times softirq processing restarts before deferring to ksoftirqd",
         },
         [KNOB_ID_NETDEV_BUDGET] = {
@@ -140,8 +140,9 @@ const KnobDesc knob_catalog[_KNOB_ID_MAX] = {
                 .type = KNOB_COUNT,
                 .unit = "skbs",
                 .min = 2,
-                .max = 256,
-                .patch = PATCH_0003,
+                .max = 128,
+                .patch = PATCH_0004,
+                .kernel_limit = "never more than the kernel's own cache holds (64 before Linux 6.19)",
                 .summary = "socket buffers (skbs) kept in the per-CPU NAPI cache for reuse",
         },
         [KNOB_ID_NAPI_SKB_CACHE_BULK] = {
@@ -151,8 +152,9 @@ const KnobDesc knob_catalog[_KNOB_ID_MAX] = {
                 .type = KNOB_COUNT,
                 .unit = "skbs",
                 .min = 1,
-                .max = 128,
-                .patch = PATCH_0003,
+                .max = 64,
+                .patch = PATCH_0004,
+                .kernel_limit = "never more than half of what the kernel's own cache holds (32 before Linux 6.19)",
                 .summary = "socket buffers allocated at once when the NAPI cache runs empty (at most half of "
                            "napi-skb-cache-size is used)",
         },

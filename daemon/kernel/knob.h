@@ -189,6 +189,6 @@ const char *knob_refusal_hint(const KnobDesc *d);
 
 /*
  * What a kernel without d needs, for listings and messages: the patch file
- * ("0002-softirq-...patch"), the upstream version ("Linux 6.13"), or "".
+ * ("0003-softirq-...patch"), the upstream version ("Linux 6.13"), or "".
  */
 const char *knob_needs(const KnobDesc *d);

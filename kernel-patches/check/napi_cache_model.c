@@ -4,7 +4,8 @@
  * (size 128, refill bulk 32, flush of 32 when full, plus the 6.14
  * napi_skb_cache_get_bulk() refill of a non-empty cache) and of the
  * patch 3 of the 7.2 series (kernel-patches/0003-*), which makes size and bulk runtime values with
- * static ranges and clamps them where the cache uses them.
+ * static ranges (the size at most the array's, upstream's 128) and clamps them where the cache uses
+ * them; at the defaults it uses the constants (a static key).
  *
  * It checks the two claims the port rests on:
  *  1. at the default sysctl values the ported cache does exactly what the
@@ -28,11 +29,11 @@
 #define ML_SIZE 128U		/* mainline NAPI_SKB_CACHE_SIZE */
 #define ML_BULK 32U		/* mainline NAPI_SKB_CACHE_BULK */
 #define ML_FREE 32U		/* mainline NAPI_SKB_CACHE_FREE */
-#define PORT_MAX 256U		/* NAPI_SKB_CACHE_MAX of the port */
+#define PORT_MAX ML_SIZE	/* the port's array: upstream's */
 #define SIZE_MIN 2
-#define SIZE_MAX_SYSCTL 256
+#define SIZE_MAX_SYSCTL 128
 #define BULK_MIN 1
-#define BULK_MAX_SYSCTL 128
+#define BULK_MAX_SYSCTL 64
 
 struct cache {
 	unsigned int count;
@@ -253,21 +254,21 @@ static int run(bool unclamped, unsigned long ops, uint64_t seed)
 }
 
 /*
- * The case the clamp exists for: a full cache at size 256, the size
+ * The case the clamp exists for: a full cache at size 128, the size
  * lowered below what it holds, then a large get_bulk() before any put.
  */
 static int directed(bool unclamped)
 {
 	static struct cache c;
-	struct knobs k = { .size = 256, .bulk = 128, .unclamped = unclamped };
+	struct knobs k = { .size = 128, .bulk = 64, .unclamped = unclamped };
 
 	memset(&c, 0, sizeof(c));
 	c.cap = PORT_MAX;
-	while (c.count < 250)
+	while (c.count < 120)
 		op_put(&c, &k);
-	k.size = 200;
-	op_get_bulk(&c, &k, 256, false, false);
-	printf("%s: 250 cached, size lowered to 200, get_bulk(256): overrun %s\n",
+	k.size = 100;
+	op_get_bulk(&c, &k, 128, false, false);
+	printf("%s: 120 cached, size lowered to 100, get_bulk(128): overrun %s\n",
 	       unclamped ? "unclamped port" : "port", c.overrun ? "YES" : "no");
 	return c.overrun;
 }

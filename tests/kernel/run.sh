@@ -19,6 +19,8 @@
 #   NETPOLLD_KERNEL_CACHE   cache directory (default /var/tmp/netpolld-kernel)
 #   NETPOLLD_KERNEL_DEBUG=1 also build and boot the KASAN + lockdep variant;
 #                           =only: that variant alone (meson suite kernel-debug)
+#   NETPOLLD_KERNEL_RT=1    also build and boot a PREEMPT_RT variant (7.2;
+#                           rt.config), which runs the same cases
 #   NETPOLLD_KERNEL_BOOT_TIMEOUT  seconds one boot may take (default 600,
 #                           doubled for the debug variant)
 #   NETPOLLD_KERNEL_BZIMAGE boot this kernel instead of building one (for
@@ -48,12 +50,17 @@
 # `run.sh --neutered` boots the checks on a kernel whose series sysctls exist
 # but do nothing (tests/kernel/neuter.sh): the cases that test what a patch
 # does must fail there. Not part of the suite (a second kernel build).
+# `--neutered=nr-running` and `--neutered=class` take away only a part of
+# patch 1 (neuter.sh says which).
 #
 # `run.sh --unpatched [--out FILE]` builds the same kernel without the series
-# and measures its softirq run lengths under the flood of
-# case_softirq_budget_holds (init.sh, ktest.mode=budget): upstream's
-# jiffies deadline, for docs/KERNEL-SEEDS.md. "KTEST seed" lines go to FILE
-# (default $CACHE/budget-unpatched-VERSION.txt).
+# and measures its softirq run lengths, ksoftirqd's runs and the flood's
+# throughput under the flood of case_softirq_budget_holds (init.sh,
+# ktest.mode=budget): upstream's jiffies deadline and 10 restarts, for
+# docs/KERNEL-SEEDS.md. `run.sh --budget [--out FILE]` measures the same on
+# the patched kernel at the series' defaults. Both run under -icount, so the
+# two compare across host load. "KTEST seed" lines go to FILE (default
+# $CACHE/budget-unpatched-VERSION.txt, $CACHE/budget-patched-VERSION.txt).
 set -uo pipefail
 
 HERE=$(dirname "$(readlink -f "$0")")
@@ -63,7 +70,7 @@ SOURCE_ROOT=${NETPOLLD_SOURCE_ROOT:-$(readlink -f "$HERE/../..")}
 CACHE=${NETPOLLD_KERNEL_CACHE:-/var/tmp/netpolld-kernel}
 BOOT_TIMEOUT=${NETPOLLD_KERNEL_BOOT_TIMEOUT:-600}
 START=$SECONDS
-MODE=check SMP=2 SEEDS_OUT= KERNEL=7.2 INSTALL_ONLY=0 BUILD_ONLY=0
+MODE=check SMP=2 SEEDS_OUT= KERNEL=7.2 INSTALL_ONLY=0 BUILD_ONLY=0 NEUTER=
 while [ $# -gt 0 ]; do
         case $1 in
         --install-only) INSTALL_ONLY=1 ;;
@@ -71,10 +78,12 @@ while [ $# -gt 0 ]; do
         --kernel) KERNEL=${2:?--kernel needs 7.2 or 6.12}; shift ;;
         --seeds) MODE=seeds ;;
         --neutered) MODE=neutered ;;
+        --neutered=*) MODE=neutered NEUTER=${1#--neutered=} ;;
         --unpatched) MODE=unpatched ;;
+        --budget) MODE=budget ;;
         --smp) SMP=${2:?--smp needs a CPU count}; shift ;;
         --out) SEEDS_OUT=${2:?--out needs a file}; shift ;;
-        *) echo "run.sh: unknown option '$1' (--install-only, --build-only, --kernel 7.2|6.12, --seeds [--smp N] [--out FILE], --neutered, --unpatched)" >&2; exit 2 ;;
+        *) echo "run.sh: unknown option '$1' (--install-only, --build-only, --kernel 7.2|6.12, --seeds [--smp N] [--out FILE], --neutered[=nr-running|class], --unpatched, --budget)" >&2; exit 2 ;;
         esac
         shift
 done
@@ -214,6 +223,7 @@ build_kernel() {
         local variant=$1 out=$CACHE/build-$KERNEL-$1 t0=$SECONDS stamp line
         set -- "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config"
         [ "$variant" != debug ] || set -- "$@" "$HERE/debug.config"
+        [ "$variant" != rt ] || set -- "$@" "$HERE/rt.config"
         mkdir -p "$out"
         stamp=$({ echo "$src_stamp"; cat "$@"; } | sha256sum | cut -d' ' -f1)
         if [ "$(cat "$out/config.stamp" 2>/dev/null)" != "$stamp" ]; then
@@ -239,6 +249,7 @@ DEBUG_VARIANT=${NETPOLLD_KERNEL_DEBUG:-0}
 check_variants() {
         [ "$DEBUG_VARIANT" = only ] || echo normal
         [ "$DEBUG_VARIANT" = 0 ] || echo debug
+        [ "${NETPOLLD_KERNEL_RT:-0}" = 0 ] || [ "$DEBUG_VARIANT" = only ] || echo rt
 }
 case $DEBUG_VARIANT in 0 | 1 | only) ;; *) bail "NETPOLLD_KERNEL_DEBUG is '$DEBUG_VARIANT': expected 0, 1 or only" ;; esac
 
@@ -256,7 +267,7 @@ take_build_lock() {
 }
 
 if [ "$BUILD_ONLY" = 1 ]; then
-        [ "$MODE" = check ] || bail "--build-only builds what a check run boots: not with --seeds, --neutered or --unpatched"
+        [ "$MODE" = check ] || bail "--build-only builds what a check run boots: not with --seeds, --neutered, --unpatched or --budget"
         [ -z "${NETPOLLD_KERNEL_BZIMAGE:-}" ] || bail "--build-only builds its own kernel: unset NETPOLLD_KERNEL_BZIMAGE"
         take_build_lock
         prepare_tree
@@ -291,12 +302,21 @@ SELFTEST_FILES=('*/tools/testing/selftests/kselftest.h' '*/tools/testing/selftes
         '*/tools/net/ynl/Makefile*' '*/tools/net/ynl/lib/*' '*/tools/net/ynl/generated/*' '*/tools/net/ynl/pyynl/*'
         '*/Documentation/netlink/*.yaml' '*/include/uapi/linux/netdev.h'
         '*/tools/testing/selftests/net/nl_netdev.py' '*/tools/testing/selftests/net/lib/py/*')
+# The series' own selftest changes (tools/testing/selftests/ hunks) are
+# applied to them, except in an --unpatched run.
 build_selftests() {
-        local stamp=$SELFTESTS/stamp want st=$SELFTESTS/tools/testing/selftests ynl=$SELFTESTS/tools/net/ynl
-        want=$({ stat -c '%s %Y' "$TARBALL"; printf '%s\n' "${SELFTEST_FILES[@]}"; } | sha256sum)
+        local stamp=$SELFTESTS/stamp want st=$SELFTESTS/tools/testing/selftests ynl=$SELFTESTS/tools/net/ynl p
+        want=$({ stat -c '%s %Y' "$TARBALL"; printf '%s\n' "${SELFTEST_FILES[@]}"
+                 [ "$MODE" = unpatched ] || series_stamp "" "$PATCHES"; } | sha256sum)
         [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && return 0
         rm -rf "$SELFTESTS" && mkdir -p "$SELFTESTS" &&
-        tar -xf "$TARBALL" -C "$SELFTESTS" --strip-components=1 --wildcards "${SELFTEST_FILES[@]}" &&
+        tar -xf "$TARBALL" -C "$SELFTESTS" --strip-components=1 --wildcards "${SELFTEST_FILES[@]}" || return 1
+        if [ "$MODE" != unpatched ]; then
+                for p in $(series_patches "$PATCHES"); do
+                        (cd "$SELFTESTS" && GIT_CEILING_DIRECTORIES=$(dirname "$SELFTESTS") \
+                                git apply --include='tools/testing/selftests/*' "$PATCHES/$p") || return 1
+                done
+        fi
         gcc -static -O2 -I"$st" -o "$SELFTESTS/epoll_busy_poll" "$st/net/epoll_busy_poll.c" -lcap || return 1
         if [ -f "$st/net/busy_poller.c" ]; then
                 # Debian's python3 (with yaml), not one a PATH may put first
@@ -387,9 +407,11 @@ boot() {
                 [ "${NETPOLLD_KERNEL_ICOUNT:-1}" = 0 ] || extra=(-icount shift=3,sleep=off)
                 append="$append ktest.mode=seeds"
                 : >"${SEEDS_OUT:=$CACHE/seeds-smp$SMP.txt}"
-        elif [ "$MODE" = unpatched ]; then
+        elif [ "$MODE" = unpatched ] || [ "$MODE" = budget ]; then
+                extra=(-icount shift=3,sleep=off)
                 append="$append ktest.mode=budget"
-                : >"${SEEDS_OUT:=$CACHE/budget-unpatched-$KERNEL.txt}"
+                if [ "$MODE" = unpatched ]; then : >"${SEEDS_OUT:=$CACHE/budget-unpatched-$KERNEL.txt}"
+                else : >"${SEEDS_OUT:=$CACHE/budget-patched-$KERNEL.txt}"; fi
         fi
         timeout "$limit" qemu-system-x86_64 -accel tcg -smp "$SMP" -m "$mem" "${extra[@]}" \
                 -nodefaults -display none -no-reboot \
@@ -451,17 +473,17 @@ else
 fi
 if [ "$MODE" = neutered ]; then
         rm -rf "$CACHE/src-$KERNEL-neutered"
-        cp -a "$SRC" "$CACHE/src-$KERNEL-neutered" && bash "$HERE/neuter.sh" "$CACHE/src-$KERNEL-neutered" \
-                >"$CACHE/neuter.log" 2>&1 || bail "neuter.sh" "$CACHE/neuter.log"
-        ok "series sysctls neutered (tests/kernel/neuter.sh)"
+        cp -a "$SRC" "$CACHE/src-$KERNEL-neutered" && bash "$HERE/neuter.sh" "$CACHE/src-$KERNEL-neutered" $NEUTER \
+                >"$CACHE/neuter.log" 2>&1 || bail "neuter.sh $NEUTER" "$CACHE/neuter.log"
+        ok "series sysctls neutered (tests/kernel/neuter.sh ${NEUTER:-all})"
         SRC=$CACHE/src-$KERNEL-neutered
         build_kernel neutered
         boot neutered 512M "$BOOT_TIMEOUT"
         finish
 fi
-if [ "$MODE" = unpatched ]; then
-        build_kernel unpatched
-        boot unpatched 512M "$BOOT_TIMEOUT"
+if [ "$MODE" = unpatched ] || [ "$MODE" = budget ]; then
+        [ "$MODE" = budget ] || build_kernel unpatched
+        boot "$MODE" 512M "$BOOT_TIMEOUT"
         [ -s "$SEEDS_OUT" ] && ok "softirq runs measured: $SEEDS_OUT" || not_ok "softirq runs measured (no KTEST seed line)"
         finish
 fi
@@ -481,10 +503,11 @@ fi
 for variant in $(check_variants); do
         case $variant in
         normal) boot normal 512M "$BOOT_TIMEOUT" ;;
-        debug)
+        debug | rt)
                 [ -n "${src_stamp:-}" ] || prepare_tree
-                build_kernel debug
-                boot debug 1G $((BOOT_TIMEOUT * 2))
+                build_kernel "$variant"
+                if [ "$variant" = debug ]; then boot debug 1G $((BOOT_TIMEOUT * 2))
+                else boot rt 512M "$BOOT_TIMEOUT"; fi
                 ;;
         esac
 done

@@ -119,6 +119,45 @@ def seed_poll(runs, seconds):
     print()
 
 
+def seed_classes(runs, seconds):
+    print("### Which waiting tasks end a poller's loop (patch 1)\n")
+    print("One back-to-back request/response session busy polling (busy_read 50) on the client CPU, "
+          "beside one neighbour there. Neighbour progress: CPU hogs' spins, bulk TCP's bytes, periodic "
+          "tasks' 99th percentile wake-up lateness (us; lower is better).\n")
+    print("| poller | neighbour | busy_loop_threshold | transactions/s | vs threshold 0 | p99 (us) "
+          "| BusyPollRxPackets | neighbour progress | vs threshold 0 | ksoftirqd runs |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    progress = {"fair": "spins", "idle": "spins", "softirq": "bytes", "fairwake": "p99_late_us",
+                "rt": "p99_late_us"}
+    g = group(runs, ["poller", "neighbour", "threshold"])
+    for (pol, nb, thr), rs in g.items():
+        base = g.get((pol, nb, "0"), rs)
+        tps = [t / seconds for t in num(rs, "transactions")]
+        base_tps = statistics.mean(num(base, "transactions")) / seconds
+        key = progress.get(nb)
+        thr = "off (busy_read 0)" if thr == "off" else thr
+        prog = num(rs, key) if key else []
+        base_prog = statistics.mean(num(base, key)) if key else 0
+        print(f"| {pol} | {nb} | {thr} | {cell(tps)} | {ratio(statistics.mean(tps), base_tps)} "
+              f"| {cell(num(rs, 'p99_us'))} | {cell(num(rs, 'busypoll_rx'))} "
+              f"| {cell(prog) + ' ' + key if prog else '-'} "
+              f"| {ratio(statistics.mean(prog), base_prog) if prog else '-'} "
+              f"| {cell(num(rs, 'ksoftirqd_runs'))} |")
+    print()
+
+
+def seed_sirq(runs):
+    print("### softirq runs under a flood, at each kernel's defaults\n")
+    print("| kernel | runs | > 2000 us | p50 (us) | p90 (us) | p99 (us) | max (us) | ksoftirqd runs "
+          "| bytes sent | neighbour's longest stretch (us) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for (kernel,), rs in group([r for r in runs if "kernel" in r], ["kernel"]).items():
+        print(f"| {kernel} | {cell(num(rs, 'runs'))} | {cell(num(rs, 'over'))} | {cell(num(rs, 'p50_us'))} "
+              f"| {cell(num(rs, 'p90_us'))} | {cell(num(rs, 'p99_us'))} | {cell(num(rs, 'max_us'))} "
+              f"| {cell(num(rs, 'ksoftirqd_runs'))} | {cell(num(rs, 'bytes'))} | {cell(num(rs, 'max_gap_us'))} |")
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--smp", default="?", help="vCPUs of the boot, for the heading")
@@ -138,6 +177,10 @@ def main():
         seed_001(runs["001"])
     if "poll" in runs:
         seed_poll(runs["poll"], float(runs["poll"][0].get("seconds", 1)))
+    if "classes" in runs:
+        seed_classes(runs["classes"], float(runs["classes"][0].get("seconds", 1)))
+    if "sirq" in runs:
+        seed_sirq(runs["sirq"])
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -45,9 +46,10 @@ static int usage(void) {
                 "usage: vmtool write PATH VALUE          write VALUE (as given) and print ok or the errno name\n"
                 "       vmtool feature DEV gro|tso on|off set a device offload through SIOCETHTOOL\n"
                 "       vmtool server PORT                serve rr and stream clients (forks per connection)\n"
-                "       vmtool rr ADDR PORT COUNT DELAY_US TIMEOUT_S\n"
+                "       vmtool rr ADDR PORT COUNT DELAY_US TIMEOUT_S [recv|epoll]\n"
                 "                                         COUNT 1-byte transactions, the server waiting\n"
-                "                                         DELAY_US before each reply\n"
+                "                                         DELAY_US before each reply, each reply awaited\n"
+                "                                         in recv() (the default) or in epoll_wait()\n"
                 "       vmtool urr COUNT DELAY_US TIMEOUT_S ADDR PORT [ADDR PORT]...\n"
                 "                                         the same over one connection per ADDR PORT,\n"
                 "                                         in turn, each reply awaited in io_uring with\n"
@@ -61,7 +63,11 @@ static int usage(void) {
                 "                                         in recv() or in epoll_wait(); prints the sum and the\n"
                 "                                         median and 99th percentile transaction time\n"
                 "       vmtool gap SECONDS                burn CPU for SECONDS; prints the time taken from it\n"
-                "                                         in stretches of 50 us or more (count, p99, max, sum)\n");
+                "                                         in stretches of 50 us or more (count, p99, max, sum)\n"
+                "       vmtool cyclic SECONDS PERIOD_US   wake every PERIOD_US for SECONDS and print how late\n"
+                "                                         the wake-ups came (count, p50, p99, max)\n"
+                "       vmtool as POLICY COMMAND [ARG]... run COMMAND under POLICY: other, batch, idle,\n"
+                "                                         fifo:PRIO or rr:PRIO\n");
         return 2;
 }
 
@@ -266,18 +272,20 @@ static void on_alarm(int sig) {
  * busy polls before it sleeps. Prints the count and this process's CPU time,
  * which is where busy polling shows up.
  */
-static int cmd_rr(char **argv) {
+static int cmd_rr(char **argv, const char *wait) {
         unsigned long count, delay, timeout;
         struct rusage ru;
         uint64_t start;
         char req[5] = { MODE_RR };
         uint32_t d;
-        int fd, r;
+        int fd, r, ep = -1;
 
         if (parse_uint(argv[2], "COUNT", 100000000, &count) < 0 ||
             parse_uint(argv[3], "DELAY_US", 10000000, &delay) < 0 ||
             parse_uint(argv[4], "TIMEOUT_S", 3600, &timeout) < 0)
                 return 2;
+        if (strcmp(wait, "recv") != 0 && strcmp(wait, "epoll") != 0)
+                return usage();
         signal(SIGALRM, on_alarm);
         alarm(timeout);
 
@@ -290,11 +298,28 @@ static int cmd_rr(char **argv) {
                 perror("vmtool: rr");
                 return 1;
         }
+        /* epoll busy polls (net.core.busy_poll) before it sleeps in epoll_wait() */
+        if (strcmp(wait, "epoll") == 0) {
+                struct epoll_event ev = { .events = EPOLLIN };
+
+                ep = epoll_create1(0);
+                if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+                        perror("vmtool: rr: epoll");
+                        return 1;
+                }
+        }
         start = now_us(CLOCK_MONOTONIC);
         for (unsigned long i = 0; i < count; i++) {
+                struct epoll_event ev;
                 char b = 'x';
 
                 r = write_full(fd, &b, 1);
+                if (r >= 0 && ep >= 0) {
+                        do
+                                r = epoll_wait(ep, &ev, 1, -1);
+                        while (r < 0 && errno == EINTR);
+                        r = r == 1 ? 0 : -EIO;
+                }
                 if (r >= 0)
                         r = read_full(fd, &b, 1);
                 if (r < 0) {
@@ -690,6 +715,79 @@ static int cmd_gap(const char *seconds_s) {
         return 0;
 }
 
+/*
+ * A periodic task, as a real-time neighbour is: it sleeps until the start of
+ * each period and records how late it woke, which is how long the task that
+ * had its CPU kept it waiting.
+ */
+static int cmd_cyclic(const char *seconds_s, const char *period_s) {
+        unsigned long seconds, period;
+        uint64_t *late, end;
+        size_t n = 0, cap;
+        struct timespec next;
+
+        if (parse_uint(seconds_s, "SECONDS", 3600, &seconds) < 0 || seconds == 0 ||
+            parse_uint(period_s, "PERIOD_US", 1000000, &period) < 0 || period < 10)
+                return 2;
+        cap = seconds * 1000000 / period + 1;
+        late = calloc(cap, sizeof(*late));
+        if (!late) {
+                perror("vmtool: cyclic");
+                return 1;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &next);
+        end = now_us(CLOCK_MONOTONIC) + seconds * 1000000;
+        while (n < cap) {
+                uint64_t want, t;
+
+                next.tv_nsec += period * 1000;
+                while (next.tv_nsec >= 1000000000) {
+                        next.tv_nsec -= 1000000000;
+                        next.tv_sec++;
+                }
+                want = (uint64_t)next.tv_sec * 1000000 + next.tv_nsec / 1000;
+                if (want >= end)
+                        break;
+                while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+                        ;
+                t = now_us(CLOCK_MONOTONIC);
+                late[n++] = t > want ? t - want : 0;
+        }
+        qsort(late, n, sizeof(*late), cmp_u64);
+        printf("wakeups=%zu p50_late_us=%llu p99_late_us=%llu max_late_us=%llu\n", n,
+               (unsigned long long)(n ? late[n / 2] : 0), (unsigned long long)(n ? late[n * 99 / 100] : 0),
+               (unsigned long long)(n ? late[n - 1] : 0));
+        free(late);
+        return 0;
+}
+
+static int cmd_as(const char *policy_s, char **argv) {
+        struct sched_param sp = { 0 };
+        unsigned long prio = 0;
+        int policy;
+
+        if (strcmp(policy_s, "other") == 0)
+                policy = SCHED_OTHER;
+        else if (strcmp(policy_s, "batch") == 0)
+                policy = SCHED_BATCH;
+        else if (strcmp(policy_s, "idle") == 0)
+                policy = SCHED_IDLE;
+        else if (strncmp(policy_s, "fifo:", 5) == 0 && parse_uint(policy_s + 5, "PRIO", 99, &prio) == 0 && prio)
+                policy = SCHED_FIFO;
+        else if (strncmp(policy_s, "rr:", 3) == 0 && parse_uint(policy_s + 3, "PRIO", 99, &prio) == 0 && prio)
+                policy = SCHED_RR;
+        else
+                return usage();
+        sp.sched_priority = (int)prio;
+        if (sched_setscheduler(0, policy, &sp) < 0) {
+                fprintf(stderr, "vmtool: as %s: %s\n", policy_s, strerror(errno));
+                return 1;
+        }
+        execvp(argv[0], argv);
+        fprintf(stderr, "vmtool: as: %s: %s\n", argv[0], strerror(errno));
+        return 127;
+}
+
 int main(int argc, char **argv) {
         if (argc < 2)
                 return usage();
@@ -701,8 +799,8 @@ int main(int argc, char **argv) {
                 return cmd_feature(argv[2], argv[3], argv[4]);
         if (strcmp(argv[1], "server") == 0 && argc == 3)
                 return cmd_server(argv[2]);
-        if (strcmp(argv[1], "rr") == 0 && argc == 7)
-                return cmd_rr(argv + 2);
+        if (strcmp(argv[1], "rr") == 0 && (argc == 7 || argc == 8))
+                return cmd_rr(argv + 2, argc == 8 ? argv[7] : "recv");
         if (strcmp(argv[1], "urr") == 0)
                 return cmd_urr(argc - 2, argv + 2);
         if (strcmp(argv[1], "stream") == 0 && argc == 5)
@@ -713,5 +811,9 @@ int main(int argc, char **argv) {
                 return cmd_mrr(argv + 2);
         if (strcmp(argv[1], "gap") == 0 && argc == 3)
                 return cmd_gap(argv[2]);
+        if (strcmp(argv[1], "cyclic") == 0 && argc == 4)
+                return cmd_cyclic(argv[2], argv[3]);
+        if (strcmp(argv[1], "as") == 0 && argc >= 4)
+                return cmd_as(argv[2], argv + 3);
         return usage();
 }
