@@ -92,6 +92,11 @@ case_start() {
 case_trigger_armed() {
         local armed="traffic: CPU pressure trigger armed (some 10 ms within 500 ms)"
         if ! has_sys_resource; then
+                # a chroot (CI's fresh root) may create no user namespace
+                if ! "$NETPOLLD_SOURCE_ROOT/tools/pass-cpu-pressure" --opener userns -- true 2>"$TMP/userns.err"; then
+                        skip "no CAP_SYS_RESOURCE and no user namespace here ($(cat "$TMP/userns.err")): the trigger cannot be armed"
+                        return 0
+                fi
                 stop_daemon TERM
                 DAEMON_WRAPPER=("$NETPOLLD_SOURCE_ROOT/tools/pass-cpu-pressure" --opener userns -- "${DAEMON_WRAPPER[@]}")
                 start_daemon --dry-run || return
