@@ -1114,6 +1114,37 @@ seed_002() {
         done
 }
 
+# Seed 002 in the seed's own layout (patches 2 and 3): many request/response
+# antagonists whose packets the client CPU's softirq handles (every
+# virtio-net interrupt pinned there, the antagonists running on the other
+# CPU), and one measured request/response flow bound to the client CPU; its
+# p50/p90/p99 for upstream's 10 restarts without a time limit (budget
+# 100000 us), the 2 ms default and 500 us. Not a default seed:
+# ktest.seeds=002layout.
+seed_002layout() {
+        pin_virtio_irqs $CLIENT_MASK
+        rep=1
+        while [ $rep -le $SEED_REPS ]; do
+                for cfg in "100000 10" "$BUDGET_US 10" "500 10"; do
+                        set -- $cfg
+                        defaults
+                        echo $1 >$KERN/softirq_budget_usecs; echo $2 >$KERN/softirq_max_restart
+                        taskset 1 vmtool mrr 198.19.0.2 7000 32 $((SEED_SECONDS + 1)) block >/tmp/antagonists.out 2>&1 &
+                        ant=$!
+                        sleep 0.5
+                        cpu=$(( $(nproc) - 1 ))
+                        k0=$(ksoftirqd_slices $cpu) n0=$(cpu_softirq NET_RX $cpu)
+                        out=$(taskset $CLIENT_MASK vmtool mrr 198.19.0.2 7000 1 $SEED_SECONDS block 2>&1)
+                        k1=$(ksoftirqd_slices $cpu) n1=$(cpu_softirq NET_RX $cpu)
+                        wait $ant
+                        say "seed 002layout budget_us=$1 restarts=$2 rep=$rep $out net_rx=$((n1 - n0)) ksoftirqd_runs=$((k1 - k0)) antagonist_$(sed -n 's/^transactions=/transactions=/p' /tmp/antagonists.out | cut -d' ' -f1)"
+                done
+                rep=$((rep + 1))
+        done
+        pin_virtio_irqs 3
+        defaults
+}
+
 # Seed 001: bulk TCP over virtio-net (its RX path allocates skb heads from
 # the NAPI cache, TX completion frees into it) for each cache size and bulk;
 # the kprobe event of case_napi_cache_clamp counts the cache's refills.

@@ -146,6 +146,19 @@ def seed_classes(runs, seconds):
     print()
 
 
+def seed_002layout(runs, seconds):
+    print("### Seed 002 in the seed's layout: a measured flow beside antagonists on the softirq CPU\n")
+    print("| softirq_budget_usecs | softirq_max_restart | measured flow, transactions/s | p50 (us) | p90 (us) "
+          "| p99 (us) | NET_RX runs | ksoftirqd runs | antagonists' transactions |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (budget, restarts), rs in group(runs, ["budget_us", "restarts"]).items():
+        tps = [t / seconds for t in num(rs, "transactions")]
+        print(f"| {budget} | {restarts} | {cell(tps)} | {cell(num(rs, 'p50_us'))} | {cell(num(rs, 'p90_us'))} "
+              f"| {cell(num(rs, 'p99_us'))} | {cell(num(rs, 'net_rx'))} | {cell(num(rs, 'ksoftirqd_runs'))} "
+              f"| {cell(num(rs, 'antagonist_transactions'))} |")
+    print()
+
+
 def seed_sirq(runs):
     print("### softirq runs under a flood, at each kernel's defaults\n")
     print("| kernel | runs | > 2000 us | p50 (us) | p90 (us) | p99 (us) | max (us) | ksoftirqd runs "
@@ -181,6 +194,8 @@ def main():
         seed_classes(runs["classes"], float(runs["classes"][0].get("seconds", 1)))
     if "sirq" in runs:
         seed_sirq(runs["sirq"])
+    if "002layout" in runs:
+        seed_002layout(runs["002layout"], float(runs["002layout"][0].get("seconds", 1)))
 
 
 if __name__ == "__main__":
