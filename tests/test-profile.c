@@ -61,7 +61,7 @@ START_TEST(test_profile_unknown_section_and_keys) {
                       "hold, min-dwell, busy-poll-floor, poll-cpus, pay-window, squeeze-threshold, budget-step, "
                       "netdev-budget-max, netdev-budget-time-max, softirq-budget-max, quiet-period, live-sockets)",
                       "$D/p.conf:8: [irq] device: unknown key (expected one of: devices, strategy, cpus, "
-                      "exclude-cpus, rps, xps)",
+                      "exclude-cpus, rps, xps, irqbalance-ban)",
                       "$D/p.conf:9: [foo]: unknown section (expected [profile], [knobs], [adaptive] or [irq])");
 }
 END_TEST
