@@ -64,9 +64,18 @@ START_TEST(test_irqbalance_dropin_written_below_sysroot_and_removed) {
         _cleanup_(freep) char *got = NULL, *dir = tu_join(root, IRQBALANCE_DROPIN_DIR);
         struct stat st;
 
+        _cleanup_(freep) char *file = tu_join(root, IRQBALANCE_DROPIN);
+        mode_t old = umask(0077); /* the unit's UMask= */
+
         ck_assert_int_eq(irqbalance_dropin_exists(root), 0);
         ck_assert_int_eq(irqbalance_dropin_write(root, "A\n"), 1);
+        umask(old);
         ck_assert_int_eq(irqbalance_dropin_exists(root), 1);
+        /* Readable by all, like any unit file: systemd warns about a world-inaccessible drop-in. */
+        ck_assert_int_eq(stat(file, &st), 0);
+        ck_assert_uint_eq(st.st_mode & 0777, 0644);
+        ck_assert_int_eq(stat(dir, &st), 0);
+        ck_assert_uint_eq(st.st_mode & 0777, 0755);
         got = tu_read(root, IRQBALANCE_DROPIN);
         ck_assert_str_eq(got, "A\n");
         /* The same text again: nothing changed, so systemd is not bothered. */

@@ -64,6 +64,16 @@ int irqbalance_dropin_format(const int *irqs, size_t n, char **ret) {
         return 0;
 }
 
+/*
+ * The service runs with UMask=0077, but a unit's drop-in is readable by all
+ * (systemd warns about a world-inaccessible one): modes are set explicitly.
+ */
+static int make_dir(const char *path) {
+        if (mkdir(path, 0755) < 0)
+                return errno == EEXIST ? 0 : -errno;
+        return chmod(path, 0755) < 0 ? -errno : 0;
+}
+
 static int mkdir_parents(const char *root, const char *dir) {
         _cleanup_(freep) char *full = NULL;
         int r = sysroot_path(root, dir, &full);
@@ -73,13 +83,12 @@ static int mkdir_parents(const char *root, const char *dir) {
         for (char *p = full + 1; *p; p++)
                 if (*p == '/') {
                         *p = '\0';
-                        if (mkdir(full, 0755) < 0 && errno != EEXIST)
-                                return -errno;
+                        r = make_dir(full);
+                        if (r < 0)
+                                return r;
                         *p = '/';
                 }
-        if (mkdir(full, 0755) < 0 && errno != EEXIST)
-                return -errno;
-        return 0;
+        return make_dir(full);
 }
 
 static int read_all(const char *path, char **ret) {
@@ -123,7 +132,7 @@ int irqbalance_dropin_write(const char *sysroot, const char *text) {
         fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (fd < 0)
                 return -errno;
-        r = write(fd, text, len) == (ssize_t)len ? 0 : -EIO;
+        r = fchmod(fd, 0644) < 0 ? -errno : write(fd, text, len) == (ssize_t)len ? 0 : -EIO;
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;
         if (close(fd) < 0 && r == 0)
