@@ -82,6 +82,7 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->ownership_timer);
         sd_event_source_disable_unref(m->metrics_timer);
         sd_bus_flush_close_unref(m->bus);
+        sd_bus_flush_close_unref(m->systemd);
         sd_event_unref(m->event);
         free(m->knobs);
         livesock_clear(&m->live);
@@ -438,6 +439,7 @@ void manager_follow_profile(Manager *m) {
                 if (r < 0)
                         log_warning_errno(r, "IRQ and queue steering failed: %m, ignoring");
         }
+        manager_follow_irqbalance(m);
         manager_follow_metrics_file(m);
         manager_follow_live_sockets(m);
 }
@@ -489,7 +491,10 @@ int manager_start(Manager *m, DaemonConfig *config, Profile *profile, char **ret
         if (journal_size(m->journal) > 0) {
                 log_notice("a previous run did not stop cleanly: restoring %zu values from %s",
                            journal_size(m->journal), journal_path(m->journal));
+                bool dropin = manager_irqbalance_journaled(m);
                 r = owner_restore_all(m->owner);
+                /* systemd hears of a removed irqbalance drop-in once the loop runs (manager_follow_irqbalance()). */
+                m->irqbalance_replayed = dropin && !manager_irqbalance_journaled(m);
                 if (r < 0)
                         log_warning_errno(r, "could not update %s: %m", journal_path(m->journal));
         }
@@ -519,7 +524,9 @@ int manager_stop(Manager *m) {
                 return 0;
         }
         log_info("restoring %zu changed values", journal_size(m->journal));
+        bool dropin = manager_irqbalance_journaled(m);
         int r = owner_restore_all(m->owner);
+        manager_irqbalance_restored(m, dropin);
         if (r < 0)
                 return log_error_errno(r, "could not update %s: %m", journal_path(m->journal));
         if (r > 0)

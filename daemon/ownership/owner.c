@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "macro.h"
@@ -588,12 +589,29 @@ int owner_rename_device(Owner *o, const char *old_name, const char *new_name) {
  * because its device is gone or replaced), negative errno when the kernel
  * refused; *ret_error keeps that error.
  */
+/* A systemd drop-in netpolld wrote (journal.h): its original is its absence. */
+static int restore_dropin(Owner *o, const JournalEntry *e) {
+        _cleanup_(freep) char *path = NULL;
+        int r;
+
+        if (!streq(e->original, "absent"))
+                return -EBADMSG;
+        r = sysroot_path(o->sysroot, e->key, &path);
+        if (r < 0)
+                return r;
+        if (unlink(path) < 0 && errno != ENOENT)
+                return -errno;
+        return 0;
+}
+
 static int restore_entry(Owner *o, const JournalEntry *e, bool *ret_gone) {
         TargetKind kind = target_kind_from_string(e->kind);
         Target t;
         int r;
 
         *ret_gone = false;
+        if (streq(e->kind, JOURNAL_KIND_DROPIN))
+                return restore_dropin(o, e);
         if (kind < 0 || fill_target(&t, kind, e->name, e->device, e->key) < 0)
                 return -EBADMSG;
         t.ifindex = e->ifindex;
@@ -685,6 +703,8 @@ int owner_restore_all(Owner *o) {
                         else if (gone)
                                 log_info("%s: %s is gone or was replaced; its original %s is not written anywhere",
                                          name, *device ? device : key, original);
+                        else if (streq(e_kind, JOURNAL_KIND_DROPIN))
+                                log_info("%s: removed %s", name, key);
                         else
                                 log_fields(LOG_INFO, LOG_FIELDS("KNOB", name, "NEW", original, "REASON", "restore"),
                                            "restored %s to %s", name, original);

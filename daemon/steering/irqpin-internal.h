@@ -52,6 +52,7 @@ struct IrqPin {
         void (*on_pass)(void *userdata);
         void *on_pass_userdata;
         bool dirty;            /* link events since the last pass */
+        bool gone_managed;     /* a steered device was removed in this batch of events */
 
         NetdevGenl *genl;      /* NULL when the kernel has no netdev family */
         int genl_family;

@@ -147,3 +147,30 @@ int napi_thread_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n) {
                 r = sd_bus_message_close_container(m);
         return r;
 }
+
+int irqpin_steered_irqs(const IrqPin *p, int **ret, size_t *ret_n) {
+        _cleanup_(freep) int *irqs = NULL;
+        size_t n = 0, cap = 0;
+
+        for (size_t i = 0; p && !p->dry_run && i < p->n_devices; i++) {
+                const Device *d = &p->devices[i];
+                if (!d->managed)
+                        continue;
+                for (size_t j = 0; j < d->n_slots; j++) {
+                        const Slot *s = &d->slots[j];
+                        /* The kernel places a managed IRQ itself; irqbalance leaves those alone anyway. */
+                        if (!s->planned || s->irq < 0 || s->state == IRQ_STATE_KERNEL_MANAGED)
+                                continue;
+                        if (n == cap) {
+                                int *a = realloc(irqs, (cap = cap ? 2 * cap : 16) * sizeof(int));
+                                if (!a)
+                                        return -ENOMEM;
+                                irqs = a;
+                        }
+                        irqs[n++] = s->irq;
+                }
+        }
+        *ret = TAKE_PTR(irqs);
+        *ret_n = n;
+        return 0;
+}

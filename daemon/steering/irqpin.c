@@ -407,6 +407,8 @@ static int on_link(struct nl_msg *msg, void *userdata) {
         if (l.type == RTM_DELLINK) {
                 if (d) {
                         log_debug("%s: removed%s", d->name, d->managed ? ", forgetting its steering" : "");
+                        /* What follows the steered set (the irqbalance drop-in) hears of it after the batch. */
+                        p->gone_managed = p->gone_managed || d->managed;
                         device_remove(p, d);
                 }
                 return NL_OK;
@@ -465,6 +467,7 @@ static int on_netlink(sd_event_source *s, int fd, uint32_t revents, void *userda
         int r;
 
         p->dirty = false;
+        p->gone_managed = false;
         /* Each call reads one datagram: go on until the socket is drained. */
         do
                 r = nl_recvmsgs_default(p->links);
@@ -473,6 +476,9 @@ static int on_netlink(sd_event_source *s, int fd, uint32_t revents, void *userda
                 /* One pass for the whole batch of events. */
                 if (p->dirty)
                         (void)apply_all(p);
+                else if (p->gone_managed && p->on_pass)
+                        /* Only a steered device went: nothing to place, but the pass's listeners follow. */
+                        p->on_pass(p->on_pass_userdata);
                 return 0;
         }
         /* Events overflowed (ENOBUFS) or the socket broke: read the whole table again. */

@@ -127,6 +127,13 @@ void irqpin_set_pass_callback(IrqPin *p, void (*fn)(void *userdata), void *userd
 /* Rows for ListIrqs: every device but loopback, by ifindex, queues in order; caller frees with irq_rows_free(). */
 int irqpin_list(IrqPin *p, IrqRow **ret, size_t *ret_n);
 
+/*
+ * The IRQs steering writes now: every IRQ of a device [irq] covers that has
+ * a plan, but kernel-managed ones; none in a dry run. Caller frees *ret
+ * (NULL when none).
+ */
+int irqpin_steered_irqs(const IrqPin *p, int **ret, size_t *ret_n);
+
 /* Whether an irqbalance process runs (checked on each apply and list); it would move steered IRQs. */
 bool irqpin_irqbalance_running(const IrqPin *p);
 
