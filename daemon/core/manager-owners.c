@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * manager-owners.c: names the most likely other owner of a value (see
+ * other-owner.h) from the sensing layer's readers, comparing what they set
+ * with the kernel's value as the owner compares values.
+ */
+#include "other-owner.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain.h"
+#include "log.h"
+#include "macro.h"
+#include "manager-internal.h"
+#include "sysctld.h"
+
+void other_owners_free(OtherOwner *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(v[i].where);
+                free(v[i].note);
+        }
+        free(v);
+}
+
+char *other_owner_format(const OtherOwner *o) {
+        char *s;
+
+        if (asprintf(&s, "%s %s%s%s%s", o->kind, o->where, o->note[0] ? " (" : "", o->note, o->note[0] ? ")" : "") < 0)
+                return NULL;
+        return s;
+}
+
+typedef struct Owners {
+        OtherOwner *v;
+        size_t n;
+} Owners;
+
+/* Appends one owner; where and note are taken (freed on failure). */
+static int add_owner(Owners *o, const char *kind, char *where, char *note) {
+        OtherOwner *a;
+
+        if (!where || !note) {
+                free(where);
+                free(note);
+                return -ENOMEM;
+        }
+        a = realloc(o->v, (o->n + 1) * sizeof(OtherOwner));
+        if (!a) {
+                free(where);
+                free(note);
+                return -ENOMEM;
+        }
+        o->v = a;
+        o->v[o->n++] = (OtherOwner){ .kind = kind, .where = where, .note = note };
+        return 0;
+}
+
+static void on_sysctld_skip(const char *file, unsigned line, int r, void *userdata) {
+        (void)userdata;
+        if (line > 0)
+                log_notice("%s:%u: %s, ignoring this line while looking for who set a value",
+                           file, line, r == -E2BIG ? "line too long" : r == -EBADMSG ? "binary data" : strerror(-r));
+        else
+                log_notice("%s: %s, ignoring this file while looking for who set a value", file,
+                           r == -EFBIG    ? "larger than 1 MiB"
+                           : r == -ENXIO  ? "not a regular file"
+                           : r == -E2BIG  ? "too many files in this directory"
+                                          : strerror(-r));
+}
+
+static int sysctl_owners(Manager *m, const Target *t, const char *value, Owners *o) {
+        _cleanup_(sysctl_setting_done) SysctlSetting s = {};
+        _cleanup_(freep) char *dotted = NULL;
+        char *where, *note;
+        int r;
+
+        r = sysctld_find(m->sysroot, t->key, &s, on_sysctld_skip, NULL);
+        if (r <= 0 || !owner_value_equal(t->kind, s.value, value))
+                return r;
+        dotted = strdup(startswith(t->key, "/proc/sys/") ?: t->key);
+        if (!dotted)
+                return -ENOMEM;
+        for (char *p = dotted; *p; p++)
+                *p = *p == '/' ? '.' : *p == '.' ? '/' : *p;
+        if (asprintf(&where, "%s:%u", s.file, s.line) < 0)
+                return -ENOMEM;
+        if (asprintf(&note, "%s = %s", dotted, s.value) < 0)
+                note = NULL;
+        return add_owner(o, "sysctl.d", where, note);
+}
+
+int manager_other_owners(Manager *m, const Target *t, const char *value, OtherOwner **ret, size_t *ret_n) {
+        Owners o = {};
+        int r = 0;
+
+        if (value && t->kind == TARGET_SYSCTL)
+                r = sysctl_owners(m, t, value, &o);
+        if (r < 0) {
+                other_owners_free(o.v, o.n);
+                return r;
+        }
+        *ret = o.v;
+        *ret_n = o.n;
+        return 0;
+}
+
+void manager_log_other_owner(Manager *m, const Target *t, const char *value) {
+        OtherOwner *v = NULL;
+        size_t n = 0;
+
+        if (manager_other_owners(m, t, value, &v, &n) < 0) {
+                log_oom();
+                return;
+        }
+        if (n == 0)
+                log_info("%s: no sysctl.d line, tuned profile or irqbalance known to netpolld sets it to %s; "
+                         "who changed it is unknown", t->name, value ?: "this value");
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_(freep) char *s = other_owner_format(&v[i]);
+                log_notice("%s: %s set by %s", t->name, i == 0 ? "most likely" : "or", s ?: v[i].kind);
+        }
+        other_owners_free(v, n);
+}
+
+void other_owner_rows_free(OtherOwnerRow *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(v[i].target);
+                free(v[i].value);
+                free(v[i].owner.where);
+                free(v[i].owner.note);
+        }
+        free(v);
+}
+
+typedef struct Rows {
+        OtherOwnerRow *v;
+        size_t n;
+} Rows;
+
+/* Appends a row per owner (taken), or one "unknown" row when unknown is set and there are none. */
+static int add_rows(Rows *rows, const char *target, const char *value, OtherOwner *owners, size_t n, bool unknown) {
+        size_t want = n > 0 ? n : unknown ? 1 : 0;
+        OtherOwnerRow *a;
+
+        if (want == 0)
+                return 0;
+        a = realloc(rows->v, (rows->n + want) * sizeof(OtherOwnerRow));
+        if (!a)
+                return -ENOMEM;
+        rows->v = a;
+        for (size_t i = 0; i < want; i++) {
+                OtherOwnerRow *r = &rows->v[rows->n++];
+
+                *r = (OtherOwnerRow){
+                        .target = strdup(target),
+                        .value = strdup(value ?: ""),
+                        .owner = n > 0 ? owners[i] : (OtherOwner){ .kind = "", .where = strdup(""), .note = strdup("") },
+                };
+                if (n > 0)
+                        owners[i] = (OtherOwner){};
+                if (!r->target || !r->value || !r->owner.where || !r->owner.note)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int outside_rows(Manager *m, Rows *rows) {
+        _cleanup_(freep) Target *targets = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!m->owner)
+                return 0;
+        r = owner_outside_targets(m->owner, &targets, &n);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                _cleanup_(freep) char *now = NULL, *shown = NULL;
+                OtherOwner *owners = NULL;
+                size_t n_owners = 0;
+
+                (void)owner_read(m->owner, &targets[i], &now);
+                shown = now ? format_target_value(&targets[i], now) : strdup("");
+                if (!shown)
+                        return -ENOMEM;
+                r = manager_other_owners(m, &targets[i], now, &owners, &n_owners);
+                if (r >= 0)
+                        r = add_rows(rows, targets[i].name, shown, owners, n_owners, true);
+                other_owners_free(owners, n_owners);
+        }
+        return r;
+}
+
+int manager_other_owner_rows(Manager *m, const char *name, OtherOwnerRow **ret, size_t *ret_n, char **ret_message) {
+        _cleanup_(explanation_done) Explanation e = {};
+        Rows rows = {};
+        int r;
+
+        if (!name || !*name)
+                r = outside_rows(m, &rows);
+        else {
+                r = manager_explain(m, name, &e, ret_message);
+                for (size_t i = 0; r >= 0 && i < e.n_targets; i++) {
+                        ExplainTarget *t = &e.targets[i];
+
+                        r = add_rows(&rows, t->name, t->value, t->owners, t->n_owners, t->outside);
+                }
+        }
+        if (r < 0) {
+                other_owner_rows_free(rows.v, rows.n);
+                return r;
+        }
+        *ret = rows.v;
+        *ret_n = rows.n;
+        return 0;
+}
