@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# test-other-owner.sh: netpolld names who most likely set a value it does not
+# hold or one that changed behind its back, on a fixture sysroot with a
+# private bus: a sysctl.d line (FILE:LINE, systemd-sysctl's masking and
+# order, only when its value equals the kernel's) in the log, in netpollctl
+# status and explain, their --json forms (validated against docs/schema/) and
+# GetOtherOwners; odd sysctl.d files (binary, a FIFO, a huge line) give a log
+# line and no crash. Then tuned and irqbalance: Debian's packages, started
+# for the test where this environment lets them run (otherwise the case says
+# which part is skipped and why), and the file-based detection of both on the
+# fixture (a fake process in a fake /proc). Everything the test starts is
+# stopped and every file it writes is below its temporary directory. TAP.
+
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "$(readlink -f "$0")")/lib.sh"
+
+CORE=proc/sys/net/core
+
+make_owner_policy() {
+        mkdir -p "$PROFILES"
+        cat >"$PROFILES/itest-owner.conf" <<'EOP'
+[profile]
+description = integration test: other owners
+[knobs]
+dev-weight = 128
+netdev-budget = 600
+EOP
+        write_config itest-owner
+}
+
+# sysctl.d files below the fixture root, as a host would have them.
+make_sysctl_d() {
+        mkdir -p "$ROOT/etc/sysctl.d" "$ROOT/usr/lib/sysctl.d" "$ROOT/run/sysctl.d"
+        # Masked by /etc's file of the same name: never named.
+        printf 'net.core.dev_weight = 77\n' >"$ROOT/usr/lib/sysctl.d/60-net.conf"
+        printf '# the admin\n\n-net/core/dev_weight = 77\n' >"$ROOT/etc/sysctl.d/60-net.conf"
+        # Applied before 60-net.conf: 60's line wins.
+        printf 'net.core.dev_weight = 12\n' >"$ROOT/run/sysctl.d/10-early.conf"
+        # busy_poll is 0 in the fixture and netpolld does not hold it.
+        printf 'net.core.busy_poll = 0\n' >"$ROOT/usr/lib/sysctl.d/50-poll.conf"
+        # A value that is not the kernel's is not claimed.
+        printf 'net.core.netdev_budget_usecs = 4000\n' >"$ROOT/usr/lib/sysctl.d/50-usecs.conf"
+        # Odd files: binary, a FIFO, a line of 100 kB.
+        printf 'net.core.busy_read = 1\n\0\1\2\n' >"$ROOT/etc/sysctl.d/20-binary.conf"
+        mkfifo "$ROOT/etc/sysctl.d/30-fifo.conf"
+        { printf 'net.core.busy_read = '; head -c 100000 /dev/zero | tr '\0' 9; printf '\n'; } \
+                >"$ROOT/etc/sysctl.d/40-huge.conf"
+}
+
+valid() { # SCHEMA FILE: FILE validates against docs/schema/netpollctl-SCHEMA.v1.json
+        local errors
+        errors=$(python3 "$LIB_DIR/json-validate.py" "$NETPOLLD_SOURCE_ROOT/docs/schema/netpollctl-$1.v1.json" <"$2" 2>&1) ||
+                fail "$1 --json does not match its schema:" "$errors" "$(cat "$2")"
+}
+
+case_outside_change_named() {
+        need_daemon || return
+        printf '77\n' >"$ROOT/$CORE/dev_weight"
+        wait_for 6 log_has "dev-weight: most likely set by sysctl.d /etc/sysctl.d/60-net.conf:3" ||
+                fail "no log line names /etc/sysctl.d/60-net.conf:3 within 6 s; the log:" "$(cat "$LOG")"
+        ctl status
+        expect_rc 0
+        expect_contains "status" "$OUT" "Outside changes (left alone):"
+        expect_contains "status" "$OUT" "dev-weight = 77, set by sysctl.d /etc/sysctl.d/60-net.conf:3 (net.core.dev_weight = 77)"
+        ctl explain dev-weight
+        expect_rc 0
+        expect_contains "explain dev-weight" "$OUT" \
+                "Set by (most likely first): dev-weight 77: sysctl.d /etc/sysctl.d/60-net.conf:3 (net.core.dev_weight = 77)"
+}
+
+case_not_held_named() {
+        need_daemon || return
+        ctl explain busy-poll
+        expect_rc 0
+        expect_contains "explain busy-poll" "$OUT" "sysctl.d /usr/lib/sysctl.d/50-poll.conf:1"
+        ctl explain netdev-budget-time
+        expect_not_contains "explain netdev-budget-time" "$OUT" "Set by"
+}
+
+case_unknown_owner() {
+        need_daemon || return
+        printf '700\n' >"$ROOT/$CORE/netdev_budget"
+        wait_for 6 log_has "netdev-budget: no sysctl.d line, tuned profile or irqbalance known to netpolld sets it" ||
+                fail "no log line says the owner of netdev-budget is unknown; the log:" "$(cat "$LOG")"
+        ctl status
+        expect_contains "status" "$OUT" "netdev-budget = 700, set by unknown"
+}
+
+case_odd_files_logged() {
+        need_daemon || return
+        daemon_alive || fail "netpolld died"
+        log_has "/etc/sysctl.d/20-binary.conf:2: binary data" || fail "no log line for the binary file:" "$(cat "$LOG")"
+        log_has "/etc/sysctl.d/30-fifo.conf: not a regular file" || fail "no log line for the FIFO:" "$(cat "$LOG")"
+        log_has "/etc/sysctl.d/40-huge.conf:1: line too long" || fail "no log line for the huge line:" "$(cat "$LOG")"
+}
+
+case_json_and_bus() {
+        need_daemon || return
+        ctl --json status
+        expect_rc 0
+        printf '%s' "$OUT" >"$TMP/status.json"
+        valid status "$TMP/status.json"
+        run python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))["outside_changes"]
+d=[x for x in o if x["target"]=="dev-weight"][0]
+print(d["value"], d["owners"][0]["kind"], d["owners"][0]["where"])' "$TMP/status.json"
+        expect_eq "status --json dev-weight" "$OUT" "77 sysctl.d /etc/sysctl.d/60-net.conf:3"
+        ctl --json explain dev-weight
+        printf '%s' "$OUT" >"$TMP/explain.json"
+        valid explain "$TMP/explain.json"
+        run python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["values"][0]["owners"][0]["where"])' \
+                "$TMP/explain.json"
+        expect_eq "explain --json dev-weight's owner" "$OUT" "/etc/sysctl.d/60-net.conf:3"
+        busctl_ call org.netpolld1 /org/netpolld1 org.netpolld1.Manager GetOtherOwners s dev-weight
+        expect_rc 0
+        expect_contains "GetOtherOwners(dev-weight)" "$OUT" '"sysctl.d" "/etc/sysctl.d/60-net.conf:3"'
+}
+
+case_stop_restores() {
+        need_daemon || return
+        stop_daemon TERM
+        expect_eq "exit status on SIGTERM" "$DAEMON_RC" 0
+        # Somebody else's values stay as they were found; naming the owner changed nothing.
+        expect_file $CORE/dev_weight 77
+        expect_file $CORE/netdev_budget 700
+        expect_file $CORE/busy_poll 0
+}
+
+require_root_and_tools
+setup_tmp
+trap cleanup EXIT
+make_owner_policy
+start_bus
+make_fixture
+make_sysctl_d
+start_daemon || { echo "Bail out! netpolld did not start"; printf '%s' "$CASE_DIAG"; exit 1; }
+
+run_case "an outside change is named by its sysctl.d FILE:LINE in the log, status and explain" case_outside_change_named
+run_case "a value netpolld does not hold is named by its sysctl.d line when the values agree" case_not_held_named
+run_case "an outside change nobody known makes says so" case_unknown_owner
+run_case "odd sysctl.d files are logged and skipped, the daemon lives" case_odd_files_logged
+run_case "--json forms validate and GetOtherOwners answers over the bus" case_json_and_bus
+run_case "SIGTERM leaves the outside values as found" case_stop_restores
+tap_done
