@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "explain.h"
+#include "irqbalance.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-internal.h"
@@ -92,12 +93,41 @@ static int sysctl_owners(Manager *m, const Target *t, const char *value, Owners 
         return add_owner(o, "sysctl.d", where, note);
 }
 
+/* A running irqbalance for an IRQ's affinity, and whether it bans that IRQ. */
+static int irq_owners(Manager *m, const Target *t, Owners *o) {
+        _cleanup_(freep) IrqbalanceInfo *info = malloc(sizeof(IrqbalanceInfo));
+        char bans[160] = "", cpus[256] = "", *where, *note;
+        const IrqbalanceBan *ban;
+        unsigned irq;
+
+        if (!info)
+                return -ENOMEM;
+        if (sscanf(t->key, "/proc/irq/%u/", &irq) != 1)
+                return 0;
+        irqbalance_info(m->sysroot, info);
+        if (info->pid <= 0)
+                return 0;
+        ban = irqbalance_ban(info, irq);
+        if (asprintf(&where, "pid %d", info->pid) < 0)
+                return -ENOMEM;
+        if (ban)
+                snprintf(bans, sizeof(bans), " (%s), so it should not move it", ban->where);
+        if (info->banned_cpus[0])
+                snprintf(cpus, sizeof(cpus), "; keeps IRQs off CPUs %s (%s)", info->banned_cpus,
+                         info->banned_cpus_where);
+        if (asprintf(&note, "%s IRQ %u%s%s", ban ? "bans" : "does not ban", irq, bans, cpus) < 0)
+                note = NULL;
+        return add_owner(o, "irqbalance", where, note);
+}
+
 int manager_other_owners(Manager *m, const Target *t, const char *value, OtherOwner **ret, size_t *ret_n) {
         Owners o = {};
         int r = 0;
 
         if (value && t->kind == TARGET_SYSCTL)
                 r = sysctl_owners(m, t, value, &o);
+        else if (t->kind == TARGET_IRQ)
+                r = irq_owners(m, t, &o);
         if (r < 0) {
                 other_owners_free(o.v, o.n);
                 return r;
