@@ -14,7 +14,7 @@
 #include "conf-parser.h"
 #include "knob.h"
 #include "strv.h"
-#include "tuned.h"
+#include "tuned-import.h"
 
 /* Every line of the output is one netpolld reads (CONF_LINE_MAX): comments wrap, the name is bounded. */
 #define COMMENT_WIDTH 160

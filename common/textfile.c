@@ -51,9 +51,7 @@ static int host_path(const char *root, const char *path, char **ret) {
 
 int textfile_open(const char *root, const char *path, FILE **ret, char **ret_host_path) {
         _cleanup_(freep) char *host = NULL, *full = NULL;
-        struct stat st;
-        FILE *f;
-        int fd, r;
+        int r;
 
         r = host_path(root, path, &host);
         if (r < 0)
@@ -61,6 +59,19 @@ int textfile_open(const char *root, const char *path, FILE **ret, char **ret_hos
         r = sysroot_path(root, host, &full);
         if (r < 0)
                 return r;
+        r = textfile_fopen(full, ret);
+        if (r < 0)
+                return r;
+        if (ret_host_path)
+                *ret_host_path = TAKE_PTR(host);
+        return 0;
+}
+
+int textfile_fopen(const char *full, FILE **ret) {
+        struct stat st;
+        FILE *f;
+        int fd, r;
+
         fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
         if (fd < 0)
                 return -errno;
@@ -80,8 +91,6 @@ int textfile_open(const char *root, const char *path, FILE **ret, char **ret_hos
                 return r;
         }
         *ret = f;
-        if (ret_host_path)
-                *ret_host_path = TAKE_PTR(host);
         return 0;
 }
 

@@ -24,6 +24,9 @@
  */
 int textfile_open(const char *root, const char *path, FILE **ret, char **ret_host_path);
 
+/* textfile_open() on a path as given (no root, no link resolution). */
+int textfile_fopen(const char *path, FILE **ret);
+
 /*
  * Reads the next line into buf (size TEXTFILE_LINE_MAX + 1, newline removed).
  * Returns 1 for a line, 0 at the end, -E2BIG for a longer line (the rest of
