@@ -17,6 +17,7 @@
 #include "macro.h"
 #include "manager-internal.h"
 #include "sysctld.h"
+#include "tuned-active.h"
 
 void other_owners_free(OtherOwner *v, size_t n) {
         for (size_t i = 0; i < n; i++) {
@@ -72,25 +73,58 @@ static void on_sysctld_skip(const char *file, unsigned line, int r, void *userda
                                           : strerror(-r));
 }
 
+/* "net.core.busy_read" for a sysctl target's key; caller frees. */
+static char *dotted_key(const Target *t) {
+        char *k = strdup(startswith(t->key, "/proc/sys/") ?: t->key);
+
+        for (char *p = k; p && *p; p++)
+                *p = *p == '/' ? '.' : *p == '.' ? '/' : *p;
+        return k;
+}
+
+/* Adds an owner whose FILE:LINE sets t's key to value; context ("" or "active profile ...: ") leads the note. */
+static int add_line_owner(Owners *o, const char *kind, const Target *t, const char *file, unsigned line,
+                          const char *context, const char *value) {
+        _cleanup_(freep) char *dotted = dotted_key(t);
+        char *where, *note;
+
+        if (!dotted || asprintf(&where, "%s:%u", file, line) < 0)
+                return -ENOMEM;
+        if (asprintf(&note, "%s%s = %s", context, dotted, value) < 0)
+                note = NULL;
+        return add_owner(o, kind, where, note);
+}
+
 static int sysctl_owners(Manager *m, const Target *t, const char *value, Owners *o) {
         _cleanup_(sysctl_setting_done) SysctlSetting s = {};
-        _cleanup_(freep) char *dotted = NULL;
-        char *where, *note;
         int r;
 
         r = sysctld_find(m->sysroot, t->key, &s, on_sysctld_skip, NULL);
         if (r <= 0 || !owner_value_equal(t->kind, s.value, value))
                 return r;
-        dotted = strdup(startswith(t->key, "/proc/sys/") ?: t->key);
-        if (!dotted)
+        return add_line_owner(o, "sysctl.d", t, s.file, s.line, "", s.value);
+}
+
+static void on_tuned_skip(const char *message, void *userdata) {
+        (void)userdata;
+        log_notice("%s, ignoring it while looking for who set a value", message);
+}
+
+/* A running tuned whose active profile's [sysctl] sets the key to value. */
+static int tuned_owners(Manager *m, const Target *t, const char *value, Owners *o) {
+        _cleanup_(tuned_setting_done) TunedSetting s = {};
+        _cleanup_(freep) char *context = NULL;
+        int pid, r;
+
+        pid = proc_find_comm(m->sysroot, "tuned");
+        if (pid <= 0)
+                return 0;
+        r = tuned_active_find(m->sysroot, t->key, &s, on_tuned_skip, NULL);
+        if (r <= 0 || !owner_value_equal(t->kind, s.value, value))
+                return r;
+        if (asprintf(&context, "active profile %s, pid %d: ", s.profile, pid) < 0)
                 return -ENOMEM;
-        for (char *p = dotted; *p; p++)
-                *p = *p == '/' ? '.' : *p == '.' ? '/' : *p;
-        if (asprintf(&where, "%s:%u", s.file, s.line) < 0)
-                return -ENOMEM;
-        if (asprintf(&note, "%s = %s", dotted, s.value) < 0)
-                note = NULL;
-        return add_owner(o, "sysctl.d", where, note);
+        return add_line_owner(o, "tuned", t, s.file, s.line, context, s.value);
 }
 
 /* A running irqbalance for an IRQ's affinity, and whether it bans that IRQ. */
@@ -124,8 +158,12 @@ int manager_other_owners(Manager *m, const Target *t, const char *value, OtherOw
         Owners o = {};
         int r = 0;
 
-        if (value && t->kind == TARGET_SYSCTL)
+        /* sysctl.d first: tuned (reapply_sysctl = 1, its default) applies the sysctl.d files after its own. */
+        if (value && t->kind == TARGET_SYSCTL) {
                 r = sysctl_owners(m, t, value, &o);
+                if (r >= 0)
+                        r = tuned_owners(m, t, value, &o);
+        }
         else if (t->kind == TARGET_IRQ)
                 r = irq_owners(m, t, &o);
         if (r < 0) {

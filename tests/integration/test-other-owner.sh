@@ -87,6 +87,34 @@ case_unknown_owner() {
         expect_contains "status" "$OUT" "netdev-budget = 700, set by unknown"
 }
 
+# A tuned "running" in the fixture's /proc, its active profile in the fixture's /etc/tuned.
+make_fake_tuned() {
+        mkdir -p "$ROOT/proc/4242" "$ROOT/etc/tuned/itest-net" "$ROOT/usr/lib/tuned/itest-base"
+        printf 'itest-net\n' >"$ROOT/etc/tuned/active_profile"
+        printf '[main]\ninclude=itest-base\n[sysctl]\nnet.core.netdev_budget = 700\n' \
+                >"$ROOT/etc/tuned/itest-net/tuned.conf"
+        printf '[sysctl]\nnet.core.busy_read = 0\nnet.core.dev_weight = 12\n' >"$ROOT/usr/lib/tuned/itest-base/tuned.conf"
+}
+
+case_tuned_named() {
+        need_daemon || return
+        # Not running yet: its profile is not claimed.
+        make_fake_tuned
+        ctl explain busy-read
+        expect_not_contains "explain busy-read" "$OUT" "tuned"
+        printf 'tuned\n' >"$ROOT/proc/4242/comm"
+        ctl explain busy-read
+        expect_contains "explain busy-read" "$OUT" \
+                "busy-read 0us: tuned /usr/lib/tuned/itest-base/tuned.conf:2 (active profile itest-net, pid 4242: net.core.busy_read = 0)"
+        ctl status
+        expect_contains "status" "$OUT" \
+                "netdev-budget = 700, set by tuned /etc/tuned/itest-net/tuned.conf:4 (active profile itest-net, pid 4242: net.core.netdev_budget = 700)"
+        # tuned's dev_weight (12) is not the kernel's (77): only sysctl.d is named.
+        ctl explain dev-weight
+        expect_not_contains "explain dev-weight" "$OUT" "tuned"
+        rm -rf "$ROOT/proc/4242"
+}
+
 case_odd_files_logged() {
         need_daemon || return
         daemon_alive || fail "netpolld died"
@@ -138,6 +166,7 @@ start_daemon || { echo "Bail out! netpolld did not start"; printf '%s' "$CASE_DI
 run_case "an outside change is named by its sysctl.d FILE:LINE in the log, status and explain" case_outside_change_named
 run_case "a value netpolld does not hold is named by its sysctl.d line when the values agree" case_not_held_named
 run_case "an outside change nobody known makes says so" case_unknown_owner
+run_case "a running tuned's active profile line (through include=) is named when its value is the kernel's" case_tuned_named
 run_case "odd sysctl.d files are logged and skipped, the daemon lives" case_odd_files_logged
 run_case "--json forms validate and GetOtherOwners answers over the bus" case_json_and_bus
 run_case "SIGTERM leaves the outside values as found" case_stop_restores
