@@ -155,8 +155,8 @@ static int refresh_host(IrqPin *p) {
         pid = p->irqbalance.pid;
         irqbalance_info(p->sysroot, &p->irqbalance);
         if (p->irqbalance.pid > 0 && p->irqbalance.pid != pid)
-                log_warning("irqbalance is running (pid %d, %zu IRQs banned): it moves IRQs it does not ban and would "
-                            "undo netpolld's placement; stop it or give it --banirq for the steered IRQs",
+                log_warning("irqbalance is running (pid %d): it moves the IRQs it does not ban (it bans %zu) and "
+                            "would undo netpolld's placement; stop it or give it --banirq for the steered IRQs",
                             p->irqbalance.pid, p->irqbalance.n_bans);
         return 0;
 }
