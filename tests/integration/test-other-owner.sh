@@ -154,9 +154,96 @@ case_stop_restores() {
         expect_file $CORE/busy_poll 0
 }
 
+# ---- Debian's tuned, started for the test on the real kernel (where it can run) ----
+
+TUNED_PID=
+TUNED_BACKUP=
+TUNED_RUN_MADE=
+BUSY_READ_ORIG=
+LIVE_PID=
+
+# Puts back what the real-tuned case changed: tuned and netpolld stopped, busy_read, /etc/tuned, /run/tuned.
+restore_host() {
+        [ -n "$LIVE_PID" ] && kill_and_wait "$LIVE_PID"
+        [ -n "$TUNED_PID" ] && kill_and_wait "$TUNED_PID"
+        LIVE_PID=''
+        TUNED_PID=
+        [ -n "$BUSY_READ_ORIG" ] && printf '%s\n' "$BUSY_READ_ORIG" >/proc/sys/net/core/busy_read
+        BUSY_READ_ORIG=
+        if [ -n "$TUNED_BACKUP" ]; then
+                rm -rf /etc/tuned
+                [ -d "$TUNED_BACKUP/tuned" ] && cp -a "$TUNED_BACKUP/tuned" /etc/tuned
+                TUNED_BACKUP=
+        fi
+        [ -n "$TUNED_RUN_MADE" ] && rm -rf /run/tuned
+        TUNED_RUN_MADE=
+}
+
+# Why tuned cannot run here, or nothing when it can.
+tuned_unavailable() {
+        local err
+        command -v tuned >/dev/null || { echo "tuned is not installed (tools/install-deps --tests does not install it)"; return; }
+        err=$(tuned --version 2>&1) ||
+                { echo "Debian's tuned cannot start here: tuned --version failed ($(tail -n 1 <<<"$err"))"; return; }
+}
+
+case_real_tuned() {
+        local why value orig profile=itest-netpolld
+        why=$(tuned_unavailable)
+        if [ -n "$why" ]; then
+                skip "the real-tuned part: $why; its file-based detection ran on the fixture above"
+                return
+        fi
+        BUSY_READ_ORIG=$(cat /proc/sys/net/core/busy_read)
+        value=$((BUSY_READ_ORIG == 37 ? 38 : 37))
+        TUNED_BACKUP=$TMP/etc-backup
+        mkdir -p "$TUNED_BACKUP"
+        [ -d /etc/tuned ] && cp -a /etc/tuned "$TUNED_BACKUP/tuned"
+        [ -d /run/tuned ] || TUNED_RUN_MADE=1
+        mkdir -p "/etc/tuned/$profile"
+        # Line 3 sets the key; nothing else is tuned, nothing is re-applied from sysctl.d.
+        printf '[main]\nsummary=netpolld integration test\n[sysctl]\nnet.core.busy_read = %s\n' "$value" \
+                >"/etc/tuned/$profile/tuned.conf"
+        printf 'daemon = 1\ndynamic_tuning = 0\nreapply_sysctl = 0\nrecommend_command = 0\n' >/etc/tuned/tuned-main.conf
+        printf '%s\n' "$profile" >/etc/tuned/active_profile
+        printf 'manual\n' >/etc/tuned/profile_mode
+        tuned --no-dbus --no-socket --log "$TMP/tuned.log" --pid "$TMP/tuned.pid" </dev/null >>"$TMP/tuned.log" 2>&1 &
+        TUNED_PID=$!
+        if ! wait_for 30 grep -qx "$value" /proc/sys/net/core/busy_read; then
+                skip "the real-tuned part: tuned did not apply its profile within 30 s here: $(tail -n 3 "$TMP/tuned.log" | tr '\n' ' ')"
+                restore_host
+                return
+        fi
+        # netpolld on the real kernel, changing nothing (dry run, no knobs, no [irq]): it reads only.
+        printf '[profile]\ndescription = integration test: reads only\n' >"$PROFILES/itest-none.conf"
+        "$NETPOLLD" --sysroot / --state-dir "$STATE-live" --config "$CONF" --profile-dir "$PROFILES" \
+                --profile itest-none --dry-run </dev/null >>"$LOG" 2>&1 &
+        LIVE_PID=$!
+        STARTED_PIDS+=("$LIVE_PID")
+        wait_for 15 daemon_answers || { fail "netpolld on the real kernel did not answer"; restore_host; return; }
+        ctl explain busy-read
+        expect_contains "explain busy-read with tuned running" "$OUT" \
+                "tuned /etc/tuned/$profile/tuned.conf:4 (active profile $profile, pid $TUNED_PID: net.core.busy_read = $value)"
+        diag "with Debian's tuned (pid $TUNED_PID) running, netpollctl explain busy-read said:" "$(grep -A1 'Set by' <<<"$OUT")"
+        orig=$BUSY_READ_ORIG
+        restore_host
+        expect_eq "busy_read after the test" "$(cat /proc/sys/net/core/busy_read)" "$orig"
+}
+
+case_real_irqbalance() {
+        # Running irqbalance here would move the host's IRQs (eth0's among them) unless every IRQ
+        # is banned; and ListIrqs/explain name it only for an IRQ netpolld steers, which a fixture
+        # tree has no real process for. The fake irqbalance of test-irq covers the bans.
+        if ! command -v irqbalance >/dev/null; then
+                skip "the real-irqbalance part: irqbalance is not installed here; the detection of its --banirq and /etc/default/irqbalance runs in test-irq and unit netdev-sysfs"
+                return
+        fi
+        skip "the real-irqbalance part: not started, because on this host it would move IRQs netpolld must not touch; the detection of its bans runs in test-irq and unit netdev-sysfs"
+}
+
 require_root_and_tools
 setup_tmp
-trap cleanup EXIT
+trap 'restore_host; cleanup' EXIT
 make_owner_policy
 start_bus
 make_fixture
@@ -170,4 +257,6 @@ run_case "a running tuned's active profile line (through include=) is named when
 run_case "odd sysctl.d files are logged and skipped, the daemon lives" case_odd_files_logged
 run_case "--json forms validate and GetOtherOwners answers over the bus" case_json_and_bus
 run_case "SIGTERM leaves the outside values as found" case_stop_restores
+run_case "Debian's tuned, started with a profile that sets net.core.busy_read, is named by explain" case_real_tuned
+run_case "Debian's irqbalance started in the foreground with --banirq" case_real_irqbalance
 tap_done
