@@ -67,6 +67,8 @@ case_outside_change_named() {
         expect_rc 0
         expect_contains "explain dev-weight" "$OUT" \
                 "Set by (most likely first): dev-weight 77: sysctl.d /etc/sysctl.d/60-net.conf:3 (net.core.dev_weight = 77)"
+        diag "the log, status and explain said:" "$(grep -F 'dev-weight: most likely' "$LOG")" \
+                "$(ctl status; sed -n '/^Outside changes/,$p' <<<"$OUT")" "$(ctl explain dev-weight; grep -A1 '^Set by' <<<"$OUT")"
 }
 
 case_not_held_named() {
