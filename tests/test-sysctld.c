@@ -15,17 +15,7 @@
 #include "sysctld.h"
 #include "testutil.h"
 
-static char *root;
-
-static void setup(void) {
-        root = tu_mkdtemp();
-}
-
-static void teardown(void) {
-        tu_rm_rf(root);
-        free(root);
-        root = NULL;
-}
+#define root tu_root
 
 typedef struct Skips {
         unsigned n;
@@ -195,7 +185,7 @@ static Suite *sysctld_suite(void) {
         Suite *s = suite_create("sysctld");
         TCase *tc = tcase_create("core");
 
-        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_checked_fixture(tc, tu_root_setup, tu_root_teardown);
         tcase_add_test(tc, test_sysctld_finds_file_and_line);
         tcase_add_test(tc, test_sysctld_earlier_directory_masks_same_basename);
         tcase_add_test(tc, test_sysctld_basename_order_and_last_assignment_win);

@@ -14,17 +14,7 @@
 #include "testutil.h"
 #include "tuned-active.h"
 
-static char *root;
-
-static void setup(void) {
-        root = tu_mkdtemp();
-}
-
-static void teardown(void) {
-        tu_rm_rf(root);
-        free(root);
-        root = NULL;
-}
+#define root tu_root
 
 static unsigned n_skips;
 static char last_skip[512];
@@ -118,7 +108,7 @@ static Suite *tuned_active_suite(void) {
         Suite *s = suite_create("tuned-active");
         TCase *tc = tcase_create("core");
 
-        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_checked_fixture(tc, tu_root_setup, tu_root_teardown);
         tcase_add_test(tc, test_tuned_active_profile_and_include_chain);
         tcase_add_test(tc, test_tuned_later_active_profile_wins);
         tcase_add_test(tc, test_tuned_odd_files_reported);
