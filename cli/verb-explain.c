@@ -313,10 +313,13 @@ CtlStatus verb_explain(int argc, char **argv) {
                 if (r < 0)
                         r = ctl_bad_reply(&error, r, "Explain");
         }
-        if (r >= 0)
-                r = ctl_get_other_owners(bus, argv[1], &error, &owners_reply, &e.owners, &e.n_owners);
         if (r < 0)
                 return ctl_bus_failed(&error, r);
+        /* The owners are a hint: a name GetOtherOwners does not resolve (a per-NAPI instance) just has none. */
+        if (ctl_get_other_owners(bus, argv[1], &error, &owners_reply, &e.owners, &e.n_owners) < 0) {
+                sd_bus_error_free(&error);
+                e.n_owners = 0;
+        }
         r = arg_json ? print_json(&e) : print_table(&e);
         return r < 0 ? ctl_failed(r, "cannot print the explanation") : CTL_OK;
 }
