@@ -287,6 +287,7 @@ START_TEST(test_irqbalance_odd_files_are_bounded) {
         ck_assert_int_eq(info.pid, 977);
         ck_assert_uint_eq(info.n_bans, 1);
         ck_assert_ptr_nonnull(irqbalance_ban(&info, 3));
+        ck_assert_str_eq(info.skipped, "/etc/default/irqbalance:2: binary data");
 }
 END_TEST
 

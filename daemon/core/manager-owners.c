@@ -141,6 +141,8 @@ static int irq_owners(Manager *m, const Target *t, Owners *o) {
         irqbalance_info(m->sysroot, info);
         if (info->pid <= 0)
                 return 0;
+        if (info->skipped[0])
+                log_notice("%s, ignoring it while looking for who set a value", info->skipped);
         ban = irqbalance_ban(info, irq);
         if (asprintf(&where, "pid %d", info->pid) < 0)
                 return -ENOMEM;

@@ -124,13 +124,21 @@ static void parse_defaults(const char *sysroot, IrqbalanceInfo *info) {
         unsigned line = 0;
         int r;
 
-        if (textfile_open(sysroot, IRQBALANCE_DEFAULTS, &f, NULL) < 0)
+        r = textfile_open(sysroot, IRQBALANCE_DEFAULTS, &f, NULL);
+        if (r < 0) {
+                if (r != -ENOENT)
+                        snprintf(info->skipped, sizeof(info->skipped), "%s: %s", IRQBALANCE_DEFAULTS,
+                                 r == -ENXIO ? "not a regular file" : strerror(-r));
                 return;
+        }
         while ((r = textfile_line(f, buf, &total)) != 0) {
                 char *v, *words[WORDS_MAX], *save = NULL;
                 size_t n = 0;
 
                 line++;
+                if (r < 0)
+                        snprintf(info->skipped, sizeof(info->skipped), "%s:%u: %s", IRQBALANCE_DEFAULTS, line,
+                                 r == -E2BIG ? "line too long" : r == -EBADMSG ? "binary data" : strerror(-r));
                 if (r == -E2BIG)
                         continue;
                 if (r < 0)

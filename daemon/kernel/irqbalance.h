@@ -33,6 +33,7 @@ typedef struct IrqbalanceInfo {
         size_t n_bans;
         char banned_cpus[128];       /* "" when none */
         char banned_cpus_where[96];
+        char skipped[160];           /* what of /etc/default/irqbalance could not be read ("FILE:LINE: why"), "" */
 } IrqbalanceInfo;
 
 /* Fills *ret (pid 0 when irqbalance does not run); what cannot be read is left out. */
