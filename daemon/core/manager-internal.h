@@ -11,6 +11,8 @@
 /* "NAME" or "NAME@DEV", caller frees; NULL on ENOMEM. */
 char *ref_name(const KnobRef *r);
 /* Current value formatted with units (and parsed into *ret when not NULL), or NULL when unreadable. */
+/* A target's kernel text as people read it: with the knob's unit, CPU masks as lists. Caller frees. */
+char *format_target_value(const Target *t, const char *text);
 char *read_formatted(Manager *m, const KnobRef *ref, KnobValue *ret);
 /* The MANAGER_E_UNSUPPORTED / MANAGER_E_NO_DEVICE error for a knob, with its message. */
 int unsupported_message(const KnobRef *ref, int r, char **ret_message);

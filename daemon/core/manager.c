@@ -22,6 +22,7 @@
 #include "netdev-genl.h"
 #include "log.h"
 #include "manager-internal.h"
+#include "other-owner.h"
 #include "strv.h"
 
 char *ref_name(const KnobRef *r) {
@@ -146,7 +147,7 @@ int manager_load_policy(Manager *m, const char *profile_override, DaemonConfig *
 }
 
 /* A target's kernel text as people read it: with the knob's unit, CPU masks as lists. */
-static char *format_target_value(const Target *t, const char *text) {
+char *format_target_value(const Target *t, const char *text) {
         char name[sizeof(t->name)];
         KnobValue v;
         KnobRef ref;
@@ -175,6 +176,8 @@ static void on_owner_change(const Target *t, const char *old, const char *new, c
         }
         if (m->bus && !streq(o, n))
                 bus_emit_knob_changed(m->bus, t->name, o, n, reason);
+        if (streq(reason, "external"))
+                manager_log_other_owner(m, t, new);
         /* A NAPI instance netpolld made threaded has a new kernel thread: steering places it. */
         if (m->irqpin && startswith(t->name, "napi-threaded@") && !streq(reason, "external"))
                 (void)irqpin_schedule_refresh(m->irqpin);

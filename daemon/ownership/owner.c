@@ -202,6 +202,28 @@ bool owner_outside_change(const Owner *o, const Target *t, OwnerOutside *ret) {
         return true;
 }
 
+int owner_outside_targets(const Owner *o, Target **ret, size_t *ret_n) {
+        Target *v = NULL;
+        size_t n = 0;
+
+        for (size_t i = 0; i < o->n_held; i++) {
+                Target *a;
+
+                if (!o->held[i].external)
+                        continue;
+                a = realloc(v, (n + 1) * sizeof(Target));
+                if (!a) {
+                        free(v);
+                        return -ENOMEM;
+                }
+                v = a;
+                v[n++] = o->held[i].t;
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
 /*
  * h holds now, netpolld did not write it: the value is somebody else's. The
  * journal entry goes (never restored over it), the change is reported, and

@@ -14,6 +14,7 @@
 #include "knob.h"
 #include "log.h"
 #include "napi-backend.h"
+#include "irqbalance.h"
 #include "netdev-sysfs.h"
 
 /* What the file holds as a CPU list; "" when it has none or cannot be read. */
@@ -78,7 +79,7 @@ int irqpin_list(IrqPin *p, IrqRow **ret, size_t *ret_n) {
 
         if (!p || !ret || !ret_n)
                 return -EINVAL;
-        p->irqbalance_pid = irqbalance_running(p->sysroot);
+        irqbalance_info(p->sysroot, &p->irqbalance);
         for (size_t i = 0; r >= 0 && i < p->n_devices; i++) {
                 Device *d = &p->devices[i];
                 IrqRow *a;

@@ -36,7 +36,7 @@ typedef enum IrqState {
         IRQ_STATE_PLANNED,        /* dry run: the plan is shown, nothing written */
         IRQ_STATE_APPLIED,        /* the kernel holds the plan */
         IRQ_STATE_KERNEL_MANAGED, /* the kernel places this IRQ itself (EIO); RPS/XPS applied */
-        IRQ_STATE_IRQBALANCE,     /* applied, but irqbalance runs and moves IRQs: it would undo this */
+        IRQ_STATE_IRQBALANCE,     /* applied, but irqbalance runs and does not ban this IRQ: it would undo this */
         IRQ_STATE_RETRYING,       /* the kernel refused for now (EBUSY, EINVAL, ...); a timer tries again */
         IRQ_STATE_EXTERNAL,       /* changed behind netpolld's back: left alone */
         IRQ_STATE_MANUAL,         /* an administrator's netpollctl set holds a file of it */
