@@ -26,9 +26,11 @@ mounts), user, memory limit, stop timeout, environment and volumes.
 Mounts come parents first (by the depth of their mount path), as container
 runtimes order them. ConfigMaps named by volumes are written below
 CONFIGMAP-DIR/NAME/. --host-path puts a directory of the test in place of a
-hostPath of the node (the journal's /run/netpolld). Fails on anything it
-cannot give (secrets, a pod network, a security setting it does not know),
-so that nothing in the manifest is silently left out.
+hostPath of the node (the journal's /run/netpolld). Fails on what it
+cannot give (secrets, a pod network, a securityContext field, volume kind or
+seccomp profile it does not know). Left out, as nothing on a single host acts
+on them: nodeSelector, dnsPolicy, resources.requests, the service account
+token, service links, the probes' timings and the image's name.
 """
 import json
 import os
