@@ -287,20 +287,39 @@ def cost_section(cost):
             rows.append(row("+ psimon (kernel thread)", f"{p}_psimon",
                             "evaluates the CPU pressure trigger; the same window"))
 
+    def controller(p):
+        # What the controller did in that window (bench/lib/cost.sh cost_traffic).
+        if f"{p}_samples_per_s" not in cost:
+            return ""
+        return (f"; {cost[f'{p}_samples_per_s']} samples/s, wake-ups by trigger "
+                f"{cost.get(f'{p}_trigger_wakeups', '?')} and by watch {cost.get(f'{p}_watch_wakeups', '?')}, "
+                f"{cost.get(f'{p}_yields', '?')} yields, CPU pressure some {cost.get(f'{p}_psi_some_pct', '?')} %")
+
+    def mild(p, name):
+        # The same traffic with bench/mildpressure.c holding pressure over the trigger, under the yield rule.
+        if f"{p}_mps" in cost or f"{p}_unavailable" in cost:
+            rows.append(row(name, p, "the same traffic with steady mild CPU pressure on CPU 0 "
+                            "(bench/mildpressure.c: 1 ms of waiting every 20 ms, over the trigger, under the "
+                            f"yield rule); {cost.get(f'{p}_window_s', '?')} s window" + controller(p)))
+            psimon(p)
+
     psimon("netpolld")
     wake = cost.get("netpolld_cpu_wake", "not recorded")
     rows.append(row(f"netpolld, {cost.get('netpolld_traffic_mps', '?')} msg/s on loopback", "netpolld_traffic",
                     ("the same daemon with traffic, resting while no task waits: " if wake.startswith("CPU pressure trigger: armed") else
                      "the same daemon with traffic, sampling every interval: ") +
-                    f"{wake}; {cost.get('netpolld_traffic_window_s', '?')} s window"))
+                    f"{wake}; {cost.get('netpolld_traffic_window_s', '?')} s window" + controller("netpolld_traffic")))
     psimon("netpolld_traffic")
+    mild("netpolld_mild", "netpolld, the same traffic under mild CPU pressure")
     if "netpolld_armed_traffic_mps" in cost or "netpolld_armed_traffic_unavailable" in cost:
         armed = cost.get("netpolld_armed_cpu_wake", "not armed")
         rows.append(row(f"netpolld, trigger on a passed file, "
                         f"{cost.get('netpolld_armed_traffic_mps', '?')} msg/s", "netpolld_armed_traffic",
                         f"pressure file opened in a user namespace, passed as OpenFile= would; traffic: {armed}, "
-                        f"resting while no task waits; {cost.get('netpolld_armed_traffic_window_s', '?')} s window"))
+                        f"resting while no task waits; {cost.get('netpolld_armed_traffic_window_s', '?')} s window"
+                        + controller("netpolld_armed_traffic")))
         psimon("netpolld_armed_traffic")
+        mild("netpolld_armed_mild", "netpolld, passed trigger, the same traffic under mild CPU pressure")
         rows.append(row("netpolld, the passed trigger kept, idle", "netpolld_armed_after",
                         "after the traffic: a passed trigger stays armed (netpolld's own goes after 10 s "
                         f"without traffic); {cost.get('netpolld_armed_after_window_s', '?')} s window"))

@@ -85,6 +85,7 @@ cost_netpolld() {
         cost_put netpolld_cpu_wake "${wake:-not logged}"
         measure_daemon netpolld "$NETPOLLD_PID" "$window"
         cost_traffic "$window" netpolld_traffic
+        [[ $wake == "CPU pressure trigger: armed while traffic flows" ]] && cost_traffic "$window" netpolld_mild mild
         # After the CPU window, so its calls are not counted as idle cost.
         line=$("$BUSRTT" --address "$BUS_ADDR" --count "$RTT_COUNT" 2>>"$OUT/logs/cost.busrtt.log") ||
                 log "busrtt failed (see $OUT/logs/cost.busrtt.log)"
@@ -121,6 +122,7 @@ cost_netpolld_armed() {
         NETPOLLD_WRAPPER=()
         sleep 1
         cost_traffic "$window" netpolld_armed_traffic
+        cost_traffic "$window" netpolld_armed_mild mild
         line=$(grep -o -m1 -e "CPU pressure trigger armed" -e "the kernel refused a CPU pressure trigger" \
                 -e "no CPU pressure trigger on the file[^:]*" "$log")
         cost_put netpolld_armed_cpu_wake "${line:-not logged}"
@@ -153,10 +155,31 @@ wait_for_traffic() {
         return 1
 }
 
-# cost_traffic WINDOW PREFIX: the running netpolld, measured as PREFIX.
+# controller_counts: "SAMPLES TRIGGER WATCH YIELDS" from netpolld's metrics:
+# samples taken, wake-ups by the CPU pressure trigger and by its watch, and
+# adaptive changes that lowered a knob (busy polling yielding) so far.
+controller_counts() {
+        ctl metrics 2>/dev/null | awk '
+                /^netpolld_controller_samples_total / { s = $2 }
+                /^netpolld_controller_wakeups_total\{.*by="trigger"/ { t = $2 }
+                /^netpolld_controller_wakeups_total\{.*by="watch"/ { w = $2 }
+                /^netpolld_controller_decisions_total\{.*direction="down"/ { y += $2 }
+                END { print s + 0, t + 0, w + 0, y + 0 }'
+}
+
+# psi_some_total: microseconds some task waited for a CPU so far (/proc/pressure/cpu).
+psi_some_total() {
+        awk '$1 == "some" { sub("total=", "", $5); print $5 }' /proc/pressure/cpu
+}
+
+# cost_traffic WINDOW PREFIX [mild]: the running netpolld, measured as PREFIX.
+# With "mild", bench/mildpressure.c holds steady CPU pressure over netpolld's
+# trigger and under its yield rule on CPU 0 during the window (the load under
+# which every trigger window asks for samples): the samples, wake-ups and
+# yields it caused and the pressure it made are recorded too.
 COST_TRAFFIC_MPS=1000
 cost_traffic() {
-        local window=$1 prefix=$2 port server client
+        local window=$1 prefix=$2 mild=${3:-} port server client gen= c0 c1 p0 p1 t0 t1
         if ! command -v sockperf >/dev/null; then
                 cost_put "${prefix}_unavailable" "sockperf is not installed"
                 return 0
@@ -172,9 +195,26 @@ cost_traffic() {
         client=$!
         child_add "$client" "sockperf under-load"
         wait_for_traffic || log "no traffic seen within 10 s of starting sockperf under-load"
+        if [[ $mild ]]; then
+                "$MILDPRESSURE" 0 &
+                gen=$!
+                child_add "$gen" mildpressure
+        fi
         sleep 1         # the first samples with traffic end the rest, or arm the trigger
+        read -r -a c0 < <(controller_counts)
+        p0=$(psi_some_total) t0=$(date +%s.%N)
         measure_daemon "$prefix" "$NETPOLLD_PID" "$window"
+        read -r -a c1 < <(controller_counts)
+        p1=$(psi_some_total) t1=$(date +%s.%N)
         cost_put "${prefix}_mps" "$COST_TRAFFIC_MPS"
+        cost_put "${prefix}_samples_per_s" "$(awk -v a="${c0[0]}" -v b="${c1[0]}" -v t0="$t0" -v t1="$t1" \
+                'BEGIN { printf "%.1f", (b - a) / (t1 - t0) }')"
+        cost_put "${prefix}_trigger_wakeups" "$((c1[1] - c0[1]))"
+        cost_put "${prefix}_watch_wakeups" "$((c1[2] - c0[2]))"
+        cost_put "${prefix}_yields" "$((c1[3] - c0[3]))"
+        cost_put "${prefix}_psi_some_pct" "$(awk -v a="$p0" -v b="$p1" -v t0="$t0" -v t1="$t1" \
+                'BEGIN { printf "%.2f", (b - a) / 1e4 / (t1 - t0) }')"
+        [[ $gen ]] && stop_pid "$gen" 5
         stop_pid "$client" 5
         stop_pid "$server" 5
 }

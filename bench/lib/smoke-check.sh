@@ -71,6 +71,11 @@ if grep -q '^netpolld_armed_cpu_wake=CPU pressure trigger armed' "$out/cost.txt"
         grep -q '^netpolld_armed_traffic_psimon_cpu_s_per_min=' "$out/cost.txt" &&
                 ok "psimon measured beside the armed netpolld" || fail "trigger armed but psimon not measured"
 fi
+grep -qE '^(netpolld_mild_rss_kb=[1-9]|netpolld_armed_mild_rss_kb=[1-9]|netpolld_armed_traffic_unavailable=)' "$out/cost.txt" &&
+        ok "netpolld cost under mild CPU pressure measured, or why not" || fail "no cost under mild pressure and no reason"
+grep -qE '^(netpolld_mild|netpolld_armed_mild)_samples_per_s=[0-9]' "$out/cost.txt" ||
+        ! grep -qE '^(netpolld_mild|netpolld_armed_mild)_rss_kb=' "$out/cost.txt" &&
+        ok "samples under mild pressure counted" || fail "mild pressure measured without its sample count"
 grep -qE '^(tuned_rss_kb=[1-9]|tuned_unavailable=)' "$out/cost.txt" && ok "tuned cost measured or explained" ||
         fail "no tuned cost and no reason"
 grep -q '^busrtt_ratio_p50=' "$out/cost.txt" && ok "SetKnob/GetId ratio measured" || fail "no SetKnob/GetId ratio"
