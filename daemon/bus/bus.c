@@ -10,7 +10,6 @@
 #include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
-#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "adapt.h"
@@ -65,7 +64,7 @@ int bus_check_privileged(sd_bus_message *message, sd_bus_error *error) {
                                 "Changing netpolld's knobs, profile, mode or logging needs root or CAP_NET_ADMIN.");
 }
 
-void bus_emit_knob_changed(sd_bus *bus, const char *name, const char *old, const char *new, const char *reason) {
+static void bus_emit_knob_changed(sd_bus *bus, const char *name, const char *old, const char *new, const char *reason) {
         _cleanup_(text_pool_done) TextPool t = {};
         int r = sd_bus_emit_signal(bus, BUS_PATH, BUS_INTERFACE, "KnobChanged", "ssss", bus_text(&t, name),
                                    bus_text(&t, old), bus_text(&t, new), bus_text(&t, reason));
@@ -73,35 +72,12 @@ void bus_emit_knob_changed(sd_bus *bus, const char *name, const char *old, const
                 log_warning_errno(r, "could not emit KnobChanged for %s: %m, ignoring", name);
 }
 
-void bus_emit_state_changed(sd_bus *bus) {
+static void bus_emit_state_changed(sd_bus *bus) {
         int r = sd_bus_emit_properties_changed(bus, BUS_PATH, BUS_INTERFACE, "ActiveProfile", "ActiveProfilePath",
                                                "Mode", "DryRun", "Interval", "ActiveRule", "RuleProfile",
                                                "ProfilePinned", NULL);
         if (r < 0)
                 log_warning_errno(r, "could not emit PropertiesChanged: %m, ignoring");
-}
-
-static void notify_status(Manager *m) {
-        sd_notifyf(false, "STATUS=Profile %s, %s mode%s", m->profile ? m->profile->name : "(none)", adapter_mode(m->adapter),
-                   manager_dry_run(m) ? ", dry run" : "");
-}
-
-int bus_reload(sd_bus *bus, Manager *m, char **ret_message) {
-        int r;
-
-        sd_notify(false, "RELOADING=1\nSTATUS=Reloading configuration");
-        r = manager_reload(m, ret_message);
-        if (r < 0)
-                log_error("reload refused, the running configuration stays in force:\n%s",
-                          strempty(*ret_message));
-        else {
-                log_info("reloaded: profile %s", m->profile->name);
-                if (bus)
-                        bus_emit_state_changed(bus);
-        }
-        sd_notify(false, "READY=1");
-        notify_status(m);
-        return r;
 }
 
 static int method_list_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -386,7 +362,7 @@ static int method_set_profile(sd_bus_message *message, void *userdata, sd_bus_er
                 return bus_error_from_manager(error, r, msg);
         log_info("switched to profile %s (%s)", m->profile->name, m->profile->path);
         bus_emit_state_changed(sd_bus_message_get_bus(message));
-        notify_status(m);
+        manager_notify_status(m);
         return sd_bus_reply_method_return(message, NULL);
 }
 
@@ -403,7 +379,7 @@ static int method_release_profile(sd_bus_message *message, void *userdata, sd_bu
         if (r < 0)
                 return bus_error_from_manager(error, r, msg);
         bus_emit_state_changed(sd_bus_message_get_bus(message));
-        notify_status(m);
+        manager_notify_status(m);
         return sd_bus_reply_method_return(message, NULL);
 }
 
@@ -415,7 +391,7 @@ static int method_reload(sd_bus_message *message, void *userdata, sd_bus_error *
         r = bus_check_privileged(message, error);
         if (r < 0)
                 return r;
-        r = bus_reload(sd_bus_message_get_bus(message), m, &msg);
+        r = manager_reload_notify(m, &msg);
         if (r < 0)
                 return bus_error_from_manager(error, r, msg);
         return sd_bus_reply_method_return(message, NULL);
@@ -444,7 +420,7 @@ static int method_set_mode(sd_bus_message *message, void *userdata, sd_bus_error
         if (r < 0)
                 return r;
         sd_bus_emit_properties_changed(sd_bus_message_get_bus(message), BUS_PATH, BUS_INTERFACE, "Mode", NULL);
-        notify_status(m);
+        manager_notify_status(m);
         return sd_bus_reply_method_return(message, NULL);
 }
 
@@ -645,7 +621,7 @@ const BusObject bus_objects[] = {
 };
 const size_t bus_n_objects = ELEMENTSOF(bus_objects);
 
-int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address) {
+static int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r;
 
@@ -680,5 +656,38 @@ int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address) {
                 return r;
 
         *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+/* The Manager's listener: its userdata is the connection. */
+static void on_knob_changed(void *userdata, const char *name, const char *old, const char *new, const char *reason) {
+        bus_emit_knob_changed(userdata, name, old, new, reason);
+}
+
+static void on_state_changed(void *userdata) {
+        bus_emit_state_changed(userdata);
+}
+
+static void on_manager_gone(void *userdata) {
+        sd_bus_flush_close_unref(userdata);
+}
+
+static const ManagerListener bus_listener = {
+        .knob_changed = on_knob_changed,
+        .state_changed = on_state_changed,
+        .gone = on_manager_gone,
+};
+
+int bus_attach(Manager *m, sd_event *event, void *userdata) {
+        const char *address = userdata;
+        sd_bus *bus;
+        int r;
+
+        r = bus_setup(&bus, event, m, address);
+        if (r == -EEXIST)
+                return log_error_errno(r, "another netpolld already owns %s on this bus", BUS_NAME);
+        if (r < 0)
+                return log_error_errno(r, "cannot connect to %s: %m", address ?: "the system bus");
+        manager_listen(m, &bus_listener, bus);
         return 0;
 }

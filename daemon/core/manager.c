@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "adapt.h"
-#include "bus.h"
 #include "conf-parser.h"
 #include "irqpin.h"
 #include "napi-backend.h"
@@ -81,12 +80,23 @@ Manager *manager_free(Manager *m) {
                 close(m->cpuwake_fd);
         sd_event_source_disable_unref(m->ownership_timer);
         sd_event_source_disable_unref(m->metrics_timer);
-        sd_bus_flush_close_unref(m->bus);
+        if (m->listener && m->listener->gone)
+                m->listener->gone(m->listener_data);
         sd_event_unref(m->event);
         free(m->knobs);
         livesock_clear(&m->live);
         free(m);
         return NULL;
+}
+
+void manager_listen(Manager *m, const ManagerListener *l, void *userdata) {
+        m->listener = l;
+        m->listener_data = userdata;
+}
+
+void manager_state_changed(Manager *m) {
+        if (m->listener && m->listener->state_changed)
+                m->listener->state_changed(m->listener_data);
 }
 
 bool manager_dry_run(const Manager *m) {
@@ -172,8 +182,8 @@ static void on_owner_change(const Target *t, const char *old, const char *new, c
                 log_oom();
                 return;
         }
-        if (m->bus && !streq(o, n))
-                bus_emit_knob_changed(m->bus, t->name, o, n, reason);
+        if (m->listener && m->listener->knob_changed && !streq(o, n))
+                m->listener->knob_changed(m->listener_data, t->name, o, n, reason);
         /* A NAPI instance netpolld made threaded has a new kernel thread: steering places it. */
         if (m->irqpin && startswith(t->name, "napi-threaded@") && !streq(reason, "external"))
                 (void)irqpin_schedule_refresh(m->irqpin);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * manager.h: the daemon's root object. A Manager owns everything the daemon
- * runs: the event loop, the bus connection, the policy (netpolld.conf and the
+ * runs: the event loop, the policy (netpolld.conf and the
  * active profile), the restore journal and the owner of every kernel value,
  * the adaptive loop (monitor + controller) and IRQ/queue steering. main()
  * only parses options and calls manager_run(). Operations on knobs (apply a
@@ -16,7 +16,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
 #include "history.h"
@@ -47,6 +46,19 @@ typedef struct NapiBackend NapiBackend;
 typedef struct RuleRunner RuleRunner;
 typedef struct NetdevGenl NetdevGenl;
 
+/*
+ * Who is told about the Manager's changes: the bus (bus.h) registers one with
+ * manager_listen() when manager_run() attaches it. Each callback may be NULL.
+ */
+typedef struct ManagerListener {
+        /* A value changed (name, old, new as people read them, with units); reason: profile, manual, adaptive, external or reset. */
+        void (*knob_changed)(void *userdata, const char *name, const char *old, const char *new, const char *reason);
+        /* The profile, the rule in force, the mode or the interval may have changed. */
+        void (*state_changed)(void *userdata);
+        /* The Manager is being freed: last chance to flush what was told (manager_free()). */
+        void (*gone)(void *userdata);
+} ManagerListener;
+
 typedef struct ManagerOptions {
         const char *config_path;      /* NULL: the default file */
         const char *profile;          /* overrides the config's profile when set */
@@ -76,8 +88,9 @@ struct Manager {
         NapiBackend *napi;            /* what napi_backend points into, when manager_run() made it */
 
         sd_event *event;              /* manager_run(): the event loop, */
-        sd_bus *bus;                  /* the bus connection (NULL in tools and tests), */
         sd_event_source *ownership_timer; /* and the 2 s check for outside changes */
+        const ManagerListener *listener;  /* told about changes (NULL in tools and tests) */
+        void *listener_data;
         sd_event_source *metrics_timer;   /* metrics-file: rewritten every second while configured */
         int metrics_error;                /* the last metrics-file write's result, to log each new failure once */
 
@@ -155,6 +168,18 @@ void manager_check_external(Manager *m);
  */
 int manager_reload(Manager *m, char **ret_message);
 /*
+ * manager_reload() with the sd_notify protocol around it (SIGHUP and
+ * Reload()): RELOADING=1, the result logged, listeners told of the new state,
+ * READY=1 and the status line.
+ */
+int manager_reload_notify(Manager *m, char **ret_message);
+/* The status line systemd shows (profile, mode, dry run), after anything that changes them. */
+void manager_notify_status(Manager *m);
+/* Registers the one listener (replacing any before it); userdata is passed to its callbacks. */
+void manager_listen(Manager *m, const ManagerListener *l, void *userdata);
+/* Tells the listener the state changed (ManagerListener.state_changed). */
+void manager_state_changed(Manager *m);
+/*
  * Loads, validates and applies another profile and pins it (rules stop
  * switching until manager_release_profile()); -ESRCH when there is no such
  * profile.
@@ -218,11 +243,20 @@ void manager_follow_metrics_file(Manager *m);
 int manager_stop(Manager *m);
 
 /*
+ * Connects the daemon to its callers (bus_attach(), bus.h): called by
+ * manager_run() once the event loop and signals exist and before the journal
+ * is opened, so that what it takes (the bus name) can be the single-instance
+ * lock. It registers its listener with manager_listen() and logs its own
+ * failure (then manager_run() returns the negative errno).
+ */
+typedef int (*ManagerAttach)(Manager *m, sd_event *event, void *userdata);
+
+/*
  * The daemon: refuses an invalid configuration before touching anything, drops
- * capabilities, takes the bus name (bus_address NULL: the system bus), replays
+ * capabilities, attaches its callers (attach(m, event, userdata)), replays
  * a journal a crash left, applies the profile, starts adaptation, steering and
  * the ownership check, tells systemd it is ready and runs until SIGTERM/SIGINT
  * (restore) with SIGHUP as reload. 0 after a clean stop, else a negative errno
  * (logged).
  */
-int manager_run(Manager *m, const char *bus_address);
+int manager_run(Manager *m, ManagerAttach attach, void *userdata);
