@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "adapt.h"
-#include "irqpin.h"
 #include "bus-explain.h"
+#include "bus-irq.h"
 #include "bus-logcontrol.h"
 #include "bus-napi.h"
 #include "escape.h"
@@ -469,37 +469,6 @@ static int method_get_metrics(sd_bus_message *message, void *userdata, sd_bus_er
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(message, "s", text);
-}
-
-/* ListIrqs and ListNapiThreads: the same rows (irqpin_list()), appended in one method's shape. */
-static int reply_irq_rows(sd_bus_message *message, Manager *m, sd_bus_error *error,
-                          int (*append)(sd_bus_message *m, const IrqRow *rows, size_t n)) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        IrqRow *rows = NULL;
-        size_t n = 0;
-        int r;
-
-        if (!m->irqpin)
-                return sd_bus_error_setf(error, BUS_ERROR_FAILED,
-                                         "netpolld could not open netlink at start-up: no device information");
-        r = irqpin_list(m->irqpin, &rows, &n);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r >= 0)
-                r = append(reply, rows, n);
-        irq_rows_free(rows, n);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
-}
-
-static int method_list_irqs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        return reply_irq_rows(message, userdata, error, irq_rows_append);
-}
-
-static int method_list_napi_threads(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        return reply_irq_rows(message, userdata, error, napi_thread_rows_append);
 }
 
 static int property_get_string(sd_bus *bus, const char *path, const char *interface, const char *property,

@@ -19,6 +19,7 @@
 #include <systemd/sd-event.h>
 
 #include "history.h"
+#include "irqpin.h"
 #include "journal.h"
 #include "knob.h"
 #include "livesock.h"
@@ -238,6 +239,24 @@ int manager_metrics(Manager *m, char **ret);
 int manager_write_metrics_file(Manager *m, const char *path);
 /* Starts, stops or keeps the 1 s metrics-file timer as the configuration says (after start and each reload). */
 void manager_follow_metrics_file(Manager *m);
+
+/*
+ * The rows of ListIrqs (irqpin_list(): every device but loopback, queues in
+ * order; caller frees with irq_rows_free()). -EIO with a message when
+ * netlink could not be opened at start-up.
+ */
+int manager_list_irqs(Manager *m, IrqRow **ret, size_t *ret_n, char **ret_message);
+
+/* A NAPI instance and its kernel thread, for ListNapiThreads. The strings point into the IrqRow it came from. */
+typedef struct NapiThread {
+        const char *device;
+        uint32_t napi_id;
+        const char *mode;        /* napi-threaded's name; "" when the kernel does not say */
+        int32_t thread;          /* its kernel thread's pid, -1: none */
+        const char *thread_cpus; /* "" without a thread */
+} NapiThread;
+/* Each NAPI instance of rows once, in their order; caller frees *ret (not what it points into). */
+int manager_napi_threads(const IrqRow *rows, size_t n, NapiThread **ret, size_t *ret_n);
 
 /* On stop: restores every recorded original (rollback auto) or forgets them (not-on-exit). */
 int manager_stop(Manager *m);
