@@ -16,7 +16,6 @@
 #include "bus-explain.h"
 #include "bus-irq.h"
 #include "bus-logcontrol.h"
-#include "bus-napi.h"
 #include "escape.h"
 #include "log.h"
 #include "strv.h"
@@ -126,9 +125,10 @@ static int method_get_knob(sd_bus_message *message, void *userdata, sd_bus_error
         r = sd_bus_message_read(message, "s", &name);
         if (r < 0)
                 return r;
-        if (is_napi_ref(name))
-                return get_napi(message, m, name, error);
-        r = manager_get_knob(m, name, &value, &origin, &msg);
+        if (manager_is_napi_ref(name))
+                r = manager_get_napi(m, name, &value, &origin, &msg);
+        else
+                r = manager_get_knob(m, name, &value, &origin, &msg);
         if (r < 0)
                 return bus_error_from_manager(error, r, msg);
         return sd_bus_reply_method_return(message, "ss", value, origin_to_string(origin));
@@ -168,8 +168,13 @@ static int method_set_knob(sd_bus_message *message, void *userdata, sd_bus_error
         r = sd_bus_message_read(message, "ss", &name, &value);
         if (r < 0)
                 return r;
-        if (is_napi_ref(name))
-                return set_napi(message, m, name, value, error);
+        if (manager_is_napi_ref(name)) {
+                _cleanup_(freep) char *now = NULL;
+                r = manager_set_napi(m, name, value, &now, &msg);
+                if (r < 0)
+                        return bus_error_from_manager(error, r, msg);
+                return sd_bus_reply_method_return(message, "s", now);
+        }
         manager_check_external(m);
         char *pairs[] = { (char *)name, (char *)value, NULL };
         r = manager_set_knobs(m, pairs, &values, &msg);
@@ -200,14 +205,19 @@ static int method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_erro
         if (r < 0)
                 return r;
         for (char **n = names; n && *n; n++)
-                if (is_napi_ref(*n) && strv_length(names) > 1)
+                if (manager_is_napi_ref(*n) && strv_length(names) > 1)
                         return sd_bus_error_setf(error, BUS_ERROR_INVALID_VALUE,
                                                  "%s: per-NAPI knobs are set one at a time, not with other knobs",
                                                  *n);
-        if (names && is_napi_ref(names[0]))
-                return set_napi_pairs(message, m, pairs[0], pairs[1], error);
-        manager_check_external(m);
-        r = manager_set_knobs(m, pairs, &values, &msg);
+        if (names && manager_is_napi_ref(names[0])) {
+                values = calloc(2, sizeof(char *));
+                if (!values)
+                        return -ENOMEM;
+                r = manager_set_napi(m, pairs[0], pairs[1], &values[0], &msg);
+        } else {
+                manager_check_external(m);
+                r = manager_set_knobs(m, pairs, &values, &msg);
+        }
         if (r < 0)
                 return bus_error_from_manager(error, r, msg);
         return reply_pairs(message, names, values);
@@ -225,10 +235,12 @@ static int method_reset_knob(sd_bus_message *message, void *userdata, sd_bus_err
         r = sd_bus_message_read(message, "s", &name);
         if (r < 0)
                 return r;
-        if (is_napi_ref(name))
-                return reset_napi(message, m, name, error);
-        manager_check_external(m);
-        r = manager_reset_knob(m, name, &value, &msg);
+        if (manager_is_napi_ref(name))
+                r = manager_reset_napi(m, name, &value, &msg);
+        else {
+                manager_check_external(m);
+                r = manager_reset_knob(m, name, &value, &msg);
+        }
         if (r < 0)
                 return bus_error_from_manager(error, r, msg);
         return sd_bus_reply_method_return(message, "s", value);

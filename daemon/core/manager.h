@@ -160,6 +160,19 @@ int manager_reset_knob(Manager *m, const char *name, char **ret_value, char **re
 /* Formatted current value and origin of a knob instance given by name. */
 int manager_get_knob(Manager *m, const char *name, char **ret_value, ValueOrigin *ret_origin, char **ret_message);
 
+/*
+ * Per-NAPI references ("KNOB@DEV:napi-ID", "KNOB@DEV:rx-N"; manager-napi.c),
+ * which irqpin resolves over netlink instead of the knobs' files: any name
+ * with a ':' is one. The get, set (the manual layer) and reset of one
+ * instance, with the errors and messages of the knob operations above.
+ */
+bool manager_is_napi_ref(const char *name);
+int manager_get_napi(Manager *m, const char *name, char **ret_value, ValueOrigin *ret_origin, char **ret_message);
+/* *ret_value: the value the kernel holds afterwards. */
+int manager_set_napi(Manager *m, const char *name, const char *value, char **ret_value, char **ret_message);
+/* Puts back the value below the manual layer; *ret_value: the value afterwards. */
+int manager_reset_napi(Manager *m, const char *name, char **ret_value, char **ret_message);
+
 /* Notices values changed behind netpolld's back (owner_check()): origin external, left alone, reported. */
 void manager_check_external(Manager *m);
 
