@@ -121,10 +121,20 @@ static inline void manager_freep(Manager **m) {
 /*
  * Loads netpolld.conf and the profile it selects (or profile_override when
  * not NULL) into fresh objects without touching the running state. On
- * failure *ret_errors lists every problem (strv).
+ * failure *ret_errors lists every problem (strv). It is the three steps
+ * below in order, stopping at the first that fails; --check-config takes them
+ * one by one to report every error in one run.
  */
 int manager_load_policy(Manager *m, const char *profile_override, DaemonConfig **ret_config,
                         Profile **ret_profile, char ***ret_errors);
+/* netpolld.conf (the Manager's path; missing: defaults). */
+int manager_load_config(Manager *m, DaemonConfig **ret, char ***ret_errors);
+/* Every [rule NAME]'s profile loads (it would fail at the moment it matches). */
+int manager_check_rules(Manager *m, const DaemonConfig *c, char ***ret_errors);
+/* The profile a start loads: profile_override, else the command line's, else c's (NULL when c is NULL too). */
+const char *manager_profile_name(const Manager *m, const char *profile_override, const DaemonConfig *c);
+/* A profile by name or path, looked up in the Manager's profile directories. */
+int manager_load_profile(Manager *m, const char *name, Profile **ret, char ***ret_errors);
 
 bool manager_dry_run(const Manager *m);
 const char *manager_state_dir(const Manager *m);
