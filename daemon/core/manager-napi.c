@@ -87,7 +87,7 @@ int manager_napi_resolve(Manager *m, const char *name, Target *ret, const KnobDe
         return 0;
 }
 
-int manager_get_napi(Manager *m, const char *name, char **ret_value, ValueOrigin *ret_origin, char **ret_message) {
+int manager_get_napi(Manager *m, const char *name, char **ret_value, const char **ret_origin, char **ret_message) {
         const KnobDesc *d;
         KnobValue v = {};
         Target t;
@@ -99,7 +99,7 @@ int manager_get_napi(Manager *m, const char *name, char **ret_value, ValueOrigin
         *ret_value = knob_format_value(d, &v);
         if (!*ret_value)
                 return -ENOMEM;
-        *ret_origin = owner_origin(m->owner, &t);
+        *ret_origin = origin_to_string(owner_origin(m->owner, &t));
         return 0;
 }
 

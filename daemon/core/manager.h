@@ -167,8 +167,8 @@ int manager_set_knobs(Manager *m, char *const *pairs, char ***ret_values, char *
 /* Hands a knob back to the profile (or its original value); *ret_value the value afterwards. */
 int manager_reset_knob(Manager *m, const char *name, char **ret_value, char **ret_message);
 
-/* Formatted current value and origin of a knob instance given by name. */
-int manager_get_knob(Manager *m, const char *name, char **ret_value, ValueOrigin *ret_origin, char **ret_message);
+/* Formatted current value and origin (its name: default, profile, ...) of a knob instance given by name. */
+int manager_get_knob(Manager *m, const char *name, char **ret_value, const char **ret_origin, char **ret_message);
 
 /*
  * Per-NAPI references ("KNOB@DEV:napi-ID", "KNOB@DEV:rx-N"; manager-napi.c),
@@ -177,7 +177,7 @@ int manager_get_knob(Manager *m, const char *name, char **ret_value, ValueOrigin
  * instance, with the errors and messages of the knob operations above.
  */
 bool manager_is_napi_ref(const char *name);
-int manager_get_napi(Manager *m, const char *name, char **ret_value, ValueOrigin *ret_origin, char **ret_message);
+int manager_get_napi(Manager *m, const char *name, char **ret_value, const char **ret_origin, char **ret_message);
 /* *ret_value: the value the kernel holds afterwards. */
 int manager_set_napi(Manager *m, const char *name, const char *value, char **ret_value, char **ret_message);
 /* Puts back the value below the manual layer; *ret_value: the value afterwards. */
