@@ -41,6 +41,11 @@ typedef struct LoadInfo {
         size_t n_cpus;
 } LoadInfo;
 
+/* One row of GetOtherOwners: a value somebody else holds and a likely owner (kind "" unknown). Borrowed strings. */
+typedef struct OwnerRow {
+        const char *target, *value, *kind, *where, *note;
+} OwnerRow;
+
 /* The Manager's properties; strings borrow from the GetAll reply, NULL when the daemon lacks one. */
 typedef struct Properties {
         const char *version;

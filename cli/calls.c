@@ -240,3 +240,73 @@ int ctl_get_load(sd_bus *bus, sd_bus_error *error, sd_bus_message **ret_reply, L
         *ret_reply = TAKE_PTR(reply);
         return 0;
 }
+
+int ctl_get_other_owners(sd_bus *bus, const char *name, sd_bus_error *error, sd_bus_message **ret_reply,
+                         OwnerRow **ret_rows, size_t *ret_n) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(freep) OwnerRow *rows = NULL;
+        size_t n = 0, allocated = 0;
+        int r;
+
+        r = ctl_call(bus, "GetOtherOwners", error, &reply, "s", name);
+        if (r < 0 && sd_bus_error_has_name(error, SD_BUS_ERROR_UNKNOWN_METHOD)) {
+                sd_bus_error_free(error);
+                *ret_reply = NULL;
+                *ret_rows = NULL;
+                *ret_n = 0;
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(reply, 'a', "(sssss)");
+        while (r > 0) {
+                OwnerRow o;
+
+                r = sd_bus_message_read(reply, "(sssss)", &o.target, &o.value, &o.kind, &o.where, &o.note);
+                if (r > 0) {
+                        r = ctl_grow((void **)&rows, &allocated, n + 1, sizeof(OwnerRow));
+                        if (r >= 0) {
+                                rows[n++] = o;
+                                r = 1;
+                        }
+                }
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return ctl_bad_reply(error, r, "GetOtherOwners");
+        *ret_reply = TAKE_PTR(reply);
+        *ret_rows = TAKE_PTR(rows);
+        *ret_n = n;
+        return 0;
+}
+
+const char *ctl_owner_text(const OwnerRow *o, char *buf, size_t size) {
+        if (!o->kind[0])
+                snprintf(buf, size, "unknown (no sysctl.d line, tuned profile or irqbalance sets it)");
+        else
+                snprintf(buf, size, "%s %s%s%s%s", o->kind, o->where, o->note[0] ? " (" : "", o->note,
+                         o->note[0] ? ")" : "");
+        return buf;
+}
+
+int ctl_json_owners(json_object *x, const char *target, const OwnerRow *rows, size_t n) {
+        json_object *a = json_object_new_array();
+        int r = a ? json_add(x, "owners", a) : -ENOMEM;
+
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                json_object *o;
+
+                if (!streq(rows[i].target, target) || !rows[i].kind[0])
+                        continue;
+                o = json_object_new_object();
+                r = o ? json_add(a, NULL, o) : -ENOMEM;
+                if (r >= 0)
+                        r = json_add_string(o, "kind", rows[i].kind);
+                if (r >= 0)
+                        r = json_add_string(o, "where", rows[i].where);
+                if (r >= 0)
+                        r = json_add_string(o, "note", rows[i].note);
+        }
+        return r;
+}

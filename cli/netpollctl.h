@@ -74,6 +74,18 @@ int ctl_parse_load(sd_bus_message *reply, LoadInfo *ret);
 /* Frees what a LoadInfo owns; it is empty afterwards. */
 void load_info_done(LoadInfo *l);
 
+/*
+ * Calls GetOtherOwners(name) ("" every outside change). *ret_rows (free())
+ * borrows from *ret_reply (unref). A daemon without the method gives no rows
+ * and 0: the hint is extra.
+ */
+int ctl_get_other_owners(sd_bus *bus, const char *name, sd_bus_error *error, sd_bus_message **ret_reply,
+                         OwnerRow **ret_rows, size_t *ret_n);
+/* "sysctl.d /etc/sysctl.d/90-net.conf:3 (net.core.busy_read = 50)", or "unknown", into buf. */
+const char *ctl_owner_text(const OwnerRow *o, char *buf, size_t size);
+/* Adds "owners": [{kind, where, note}] of target's rows to the JSON object x. */
+int ctl_json_owners(json_object *x, const char *target, const OwnerRow *rows, size_t n);
+
 /* "yes", "needs PATCH" or "no": the KERNEL column of list. */
 const char *ctl_kernel_column(const KnobInfo *k, char *buf, size_t size);
 /* Prints the KNOB VALUE ORIGIN KERNEL table of list (and of monitor's start). */

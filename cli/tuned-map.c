@@ -14,7 +14,7 @@
 #include "conf-parser.h"
 #include "knob.h"
 #include "strv.h"
-#include "tuned.h"
+#include "tuned-import.h"
 
 /* Every line of the output is one netpolld reads (CONF_LINE_MAX): comments wrap, the name is bounded. */
 #define COMMENT_WIDTH 160
@@ -61,15 +61,6 @@ static const KnobDesc *knob_of_path(const char *path) {
                 if (knob_catalog[i].scope == KNOB_GLOBAL && streq(knob_catalog[i].path, path))
                         return &knob_catalog[i];
         return NULL;
-}
-
-/* tuned's unquote: one pair of double quotes around the whole value goes. */
-static char *unquote(const char *v) {
-        size_t n = strlen(v);
-
-        if (n >= 2 && v[0] == '"' && v[n - 1] == '"' && !memchr(v, '\n', n))
-                return strndup(v + 1, n - 2);
-        return strdup(v);
 }
 
 /* A decimal the kernel reads as netpolld writes it: no sign, no leading zero (octal to the kernel), no inner blank. */
@@ -133,7 +124,7 @@ static int map_sysctl(TunedImport *imp, const TunedProfile *p, const TunedOption
         if (!d)
                 return note(imp, o, "no netpolld knob writes %s", path);
 
-        raw = unquote(o->value);
+        raw = tuned_unquote(o->value);
         if (!raw)
                 return -ENOMEM;
         r = tuned_expand(&p->vars, raw, &value, &reason);

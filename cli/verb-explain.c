@@ -42,12 +42,15 @@ typedef struct Explained {
         size_t n_values;
         Decision *decisions;
         size_t n_decisions;
+        OwnerRow *owners; /* GetOtherOwners' rows for the name */
+        size_t n_owners;
 } Explained;
 
 static void explained_done(Explained *e) {
         free(e->wishes);
         free(e->values);
         free(e->decisions);
+        free(e->owners);
 }
 
 static int read_wish(sd_bus_message *reply, void *item) {
@@ -163,6 +166,14 @@ static int print_table(const Explained *e) {
                        v->target);
         }
 
+        for (size_t i = 0; i < e->n_owners; i++) {
+                const OwnerRow *o = &e->owners[i];
+                bool first = i == 0 || !streq(e->owners[i - 1].target, o->target);
+
+                printf("%s%s %s: %s\n", first ? "\nSet by (most likely first): " : "  or: ", o->target,
+                       o->value[0] ? o->value : "?", ctl_owner_text(o, buf, sizeof(buf)));
+        }
+
         printf("\nController decisions (the last %zu kept):\n", e->n_decisions);
         if (e->n_decisions == 0)
                 printf("  none\n");
@@ -229,6 +240,8 @@ static int json_values(json_object *o, const Explained *e) {
                                 r = json_add_int(out, "at_ms", (int64_t)v->outside_at_ms);
                 } else if (r >= 0)
                         r = json_add(x, "outside_change", NULL);
+                if (r >= 0)
+                        r = ctl_json_owners(x, v->target, e->owners, e->n_owners);
         }
         return r;
 }
@@ -287,7 +300,7 @@ static int print_json(const Explained *e) {
 
 CtlStatus verb_explain(int argc, char **argv) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *owners_reply = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(explained_done) Explained e = {};
         int r;
@@ -302,6 +315,11 @@ CtlStatus verb_explain(int argc, char **argv) {
         }
         if (r < 0)
                 return ctl_bus_failed(&error, r);
+        /* The owners are a hint: a name GetOtherOwners does not resolve (a per-NAPI instance) just has none. */
+        if (ctl_get_other_owners(bus, argv[1], &error, &owners_reply, &e.owners, &e.n_owners) < 0) {
+                sd_bus_error_free(&error);
+                e.n_owners = 0;
+        }
         r = arg_json ? print_json(&e) : print_table(&e);
         return r < 0 ? ctl_failed(r, "cannot print the explanation") : CTL_OK;
 }

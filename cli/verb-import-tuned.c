@@ -15,7 +15,7 @@
 
 #include "netpollctl.h"
 #include "strv.h"
-#include "tuned.h"
+#include "tuned-import.h"
 
 const char *arg_output = NULL;
 char **arg_tuned_dirs = NULL;

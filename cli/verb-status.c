@@ -3,7 +3,8 @@
  * verb-status.c: netpollctl status: the daemon's properties (one GetAll
  * call: profile, mode with the runnable-depth source and PSI use, ...) and a
  * summary of ListKnobs: how many knobs come from which origin and which
- * knobs this kernel lacks.
+ * knobs this kernel lacks, then the values netpolld found changed behind
+ * its back and who most likely set them (GetOtherOwners).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -62,6 +63,43 @@ static const char *format_interval(char *buf, size_t size, uint64_t us) {
 
 static const char *na(const char *s) {
         return s && s[0] ? s : "n/a";
+}
+
+/* The values somebody else holds (GetOtherOwners("")), one line each, their likely owners after. */
+static void print_outside(const OwnerRow *rows, size_t n) {
+        char buf[512];
+
+        for (size_t i = 0; i < n; i++) {
+                bool first = i == 0 || !streq(rows[i - 1].target, rows[i].target);
+
+                if (first)
+                        printf("%s%s = %s, set by %s\n", i == 0 ? "Outside changes (left alone):\n  " : "  ",
+                               rows[i].target, rows[i].value[0] ? rows[i].value : "?",
+                               ctl_owner_text(&rows[i], buf, sizeof(buf)));
+                else
+                        printf("    or by %s\n", ctl_owner_text(&rows[i], buf, sizeof(buf)));
+        }
+}
+
+static int json_outside(json_object *o, const OwnerRow *rows, size_t n) {
+        json_object *a = json_object_new_array();
+        int r = a ? json_add(o, "outside_changes", a) : -ENOMEM;
+
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                json_object *x;
+
+                if (i > 0 && streq(rows[i - 1].target, rows[i].target))
+                        continue;
+                x = json_object_new_object();
+                r = x ? json_add(a, NULL, x) : -ENOMEM;
+                if (r >= 0)
+                        r = json_add_string(x, "target", rows[i].target);
+                if (r >= 0)
+                        r = json_add_string(x, "value", rows[i].value);
+                if (r >= 0)
+                        r = ctl_json_owners(x, rows[i].target, rows + i, n - i);
+        }
+        return r;
 }
 
 static void print_human(const Properties *p, const OriginCount *c, size_t n_c, const KnobInfo *knobs, size_t n) {
@@ -177,7 +215,9 @@ static int build_json(const Properties *p, const OriginCount *c, size_t n_c, con
 
 CtlStatus verb_status(int argc, char **argv) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *props_reply = NULL, *knobs_reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *props_reply = NULL, *knobs_reply = NULL, *owners_reply = NULL;
+        _cleanup_(freep) OwnerRow *owners = NULL;
+        size_t n_owners = 0;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(json_object_putp) json_object *o = NULL;
         _cleanup_(freep) OriginCount *counts = NULL;
@@ -195,16 +235,22 @@ CtlStatus verb_status(int argc, char **argv) {
         r = ctl_list_knobs(bus, &error, &knobs_reply, &knobs, &n_knobs);
         if (r < 0)
                 return ctl_bus_failed(&error, r);
+        r = ctl_get_other_owners(bus, "", &error, &owners_reply, &owners, &n_owners);
+        if (r < 0)
+                return ctl_bus_failed(&error, r);
         r = count_origins(knobs, n_knobs, &counts, &n_counts);
         if (r < 0)
                 return ctl_failed(r, "cannot summarize the knobs");
 
         if (!arg_json) {
                 print_human(&p, counts, n_counts, knobs, n_knobs);
+                print_outside(owners, n_owners);
                 return CTL_OK;
         }
 
         r = build_json(&p, counts, n_counts, knobs, n_knobs, &o);
+        if (r >= 0)
+                r = json_outside(o, owners, n_owners);
         if (r >= 0)
                 r = ctl_print_json(o, true);
         return r < 0 ? ctl_failed(r, "cannot print the JSON output") : CTL_OK;

@@ -14,3 +14,11 @@ if [ -n "$out" ]; then
         exit 1
 fi
 echo "systemd-analyze verify: clean"
+# Ordering the verifier cannot judge: boot-time sysctl.d values are in place
+# before netpolld records originals (README.Debian, netpolld.conf(5)).
+after=$(sed -n 's/^After=//p' "$unit" | tr ' ' '\n')
+if ! grep -qx 'systemd-sysctl.service' <<<"$after"; then
+        echo "$unit: no After=systemd-sysctl.service: netpolld could record originals before /etc/sysctl.d is applied"
+        exit 1
+fi
+echo "ordered after systemd-sysctl.service"

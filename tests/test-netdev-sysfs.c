@@ -13,6 +13,7 @@
 
 #include "macro.h"
 #include "napi.h"
+#include "irqbalance.h"
 #include "netdev-sysfs.h"
 #include "testutil.h"
 
@@ -233,6 +234,63 @@ START_TEST(test_irqbalance_detected_by_comm) {
 }
 END_TEST
 
+static void write_cmdline(const char *rel, const char *args, size_t len) {
+        _cleanup_(freep) char *p = tu_join(root, rel);
+        FILE *f;
+
+        tu_write(root, rel, "", 0644); /* makes its directory */
+        f = fopen(p, "we");
+
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(args, 1, len, f), len);
+        fclose(f);
+}
+
+START_TEST(test_irqbalance_bans_from_command_line_and_defaults) {
+        static const char args[] = "/usr/sbin/irqbalance\0--foreground\0--banirq=45\0-i\0" "46\0-i47\0--banirq\0" "48\0";
+        IrqbalanceInfo info;
+
+        irqbalance_info(root, &info);
+        ck_assert_int_eq(info.pid, 0);
+        tu_write(root, "proc/977/comm", "irqbalance\n", 0644);
+        write_cmdline("proc/977/cmdline", args, sizeof(args) - 1);
+        tu_write(root, "etc/default/irqbalance",
+                 "# Debian's file\n#IRQBALANCE_ARGS=\"--banirq=1\"\n"
+                 "IRQBALANCE_ARGS=\"--banirq=60 --hintpolicy=exact -i 61\"\n"
+                 "export IRQBALANCE_BANNED_CPULIST='0-1'\n", 0644);
+        irqbalance_info(root, &info);
+        ck_assert_int_eq(info.pid, 977);
+        ck_assert_uint_eq(info.n_bans, 6);
+        ck_assert_str_eq(irqbalance_ban(&info, 45)->where, "its command line");
+        ck_assert_uint_eq(irqbalance_ban(&info, 46)->irq, 46);
+        ck_assert_ptr_nonnull(irqbalance_ban(&info, 47));
+        ck_assert_ptr_nonnull(irqbalance_ban(&info, 48));
+        ck_assert_str_eq(irqbalance_ban(&info, 61)->where, "/etc/default/irqbalance:3");
+        ck_assert_ptr_null(irqbalance_ban(&info, 1));
+        ck_assert_ptr_null(irqbalance_ban(&info, 44));
+        ck_assert_str_eq(info.banned_cpus, "0-1");
+        ck_assert_str_eq(info.banned_cpus_where, "/etc/default/irqbalance:4");
+}
+END_TEST
+
+START_TEST(test_irqbalance_odd_files_are_bounded) {
+        size_t n = 100000;
+        _cleanup_(freep) char *big = calloc(n, 1);
+        IrqbalanceInfo info;
+
+        /* A command line of NULs and numbers past the read bound, a binary defaults file. */
+        memset(big, '1', n);
+        tu_write(root, "proc/977/comm", "irqbalance\n", 0644);
+        write_cmdline("proc/977/cmdline", big, n);
+        write_cmdline("etc/default/irqbalance", "IRQBALANCE_ARGS=--banirq=3\n\0\1\2\nIRQBALANCE_ARGS=--banirq=4\n", 46);
+        irqbalance_info(root, &info);
+        ck_assert_int_eq(info.pid, 977);
+        ck_assert_uint_eq(info.n_bans, 1);
+        ck_assert_ptr_nonnull(irqbalance_ban(&info, 3));
+        ck_assert_str_eq(info.skipped, "/etc/default/irqbalance:2: binary data");
+}
+END_TEST
+
 /* ---- per-NAPI references ---- */
 
 START_TEST(test_napi_ref_parse_by_id_and_queue) {
@@ -303,6 +361,8 @@ static Suite *steer_suite(void) {
         tcase_add_test(tc, test_steer_read_refuses_odd_files);
         tcase_add_test(tc, test_steer_classify_irq_errors);
         tcase_add_test(tc, test_irqbalance_detected_by_comm);
+        tcase_add_test(tc, test_irqbalance_bans_from_command_line_and_defaults);
+        tcase_add_test(tc, test_irqbalance_odd_files_are_bounded);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("napi-refs");

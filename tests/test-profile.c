@@ -61,7 +61,7 @@ START_TEST(test_profile_unknown_section_and_keys) {
                       "hold, min-dwell, busy-poll-floor, poll-cpus, pay-window, squeeze-threshold, budget-step, "
                       "netdev-budget-max, netdev-budget-time-max, softirq-budget-max, quiet-period, live-sockets)",
                       "$D/p.conf:8: [irq] device: unknown key (expected one of: devices, strategy, cpus, "
-                      "exclude-cpus, rps, xps)",
+                      "exclude-cpus, rps, xps, irqbalance-ban)",
                       "$D/p.conf:9: [foo]: unknown section (expected [profile], [knobs], [adaptive] or [irq])");
 }
 END_TEST
@@ -279,8 +279,9 @@ START_TEST(test_irq_every_key_parsed) {
         _cleanup_(profile_freep) Profile *p = NULL;
 
         write_file("p.conf", "[irq]\ndevices = eth0  enp*s0 veth[0-9]\nstrategy = cpus\ncpus = 0-3\n"
-                             "exclude-cpus = 2\nrps = off\nxps = 0-1\n");
+                             "exclude-cpus = 2\nrps = off\nxps = 0-1\nirqbalance-ban = yes\n");
         p = profile_ok("p");
+        ck_assert(p->irq.irqbalance_ban);
         ck_assert_ptr_nonnull(p->irq.devices);
         ck_assert_str_eq(p->irq.devices[0], "eth0");
         ck_assert_str_eq(p->irq.devices[1], "enp*s0");
@@ -294,7 +295,7 @@ START_TEST(test_irq_every_key_parsed) {
         ck_assert_int_eq(p->irq.rps, IRQ_MASK_OFF);
         ck_assert_int_eq(p->irq.xps, IRQ_MASK_EXPLICIT);
         ck_assert_uint_eq(cpuset_count(&p->irq.xps_cpus), 2);
-        ck_assert_uint_eq(p->n_settings, 6);
+        ck_assert_uint_eq(p->n_settings, 7);
         ck_assert_str_eq(p->settings[0].value, "eth0  enp*s0 veth[0-9]");
 }
 END_TEST
@@ -303,7 +304,7 @@ START_TEST(test_irq_bad_values) {
         _cleanup_(strv_freep) char **errs = NULL;
 
         write_file("p.conf", "[irq]\ndevices = eth0 bad/name\nstrategy = round-robin\ncpus = none\n"
-                             "exclude-cpus = 3-1\nrps = sometimes\nxps = 0,,1\n");
+                             "exclude-cpus = 3-1\nrps = sometimes\nxps = 0,,1\nirqbalance-ban = maybe\n");
         errs = profile_errors("p", -EINVAL);
         assert_errors(errs,
                       "$D/p.conf:2: [irq] devices: invalid value 'eth0 bad/name': 'bad/name' is not an interface "
@@ -316,17 +317,20 @@ START_TEST(test_irq_bad_values) {
                       "$D/p.conf:6: [irq] rps: invalid value 'sometimes': unknown mode; expected auto, off, keep or "
                       "a CPU list such as 0-3,8",
                       "$D/p.conf:7: [irq] xps: invalid value '0,,1': empty element; expected a CPU number or a range "
-                      "such as 0-3; expected auto, off, keep or a CPU list such as 0-3,8");
+                      "such as 0-3; expected auto, off, keep or a CPU list such as 0-3,8",
+                      "$D/p.conf:8: [irq] irqbalance-ban: invalid value 'maybe'; expected yes or no (true/false, "
+                      "on/off, 1/0)");
 }
 END_TEST
 
 START_TEST(test_irq_checks) {
         _cleanup_(strv_freep) char **errs = NULL, **errs2 = NULL;
 
-        write_file("p.conf", "[irq]\nstrategy = pack\nrps = off\n");
+        write_file("p.conf", "[irq]\nstrategy = pack\nrps = off\nirqbalance-ban = yes\n");
         errs = profile_errors("p", -EINVAL);
         assert_errors(errs, "$D/p.conf:2: [irq] strategy: has no effect without devices=",
-                      "$D/p.conf:3: [irq] rps: has no effect without devices=");
+                      "$D/p.conf:3: [irq] rps: has no effect without devices=",
+                      "$D/p.conf:4: [irq] irqbalance-ban: has no effect without devices=");
         write_file("p.conf", "[irq]\ndevices = eth0\nstrategy = cpus\n");
         errs2 = profile_errors("p", -EINVAL);
         assert_errors(errs2, "$D/p.conf:3: [irq] strategy: strategy cpus needs cpus= (the CPUs to place IRQs on)");

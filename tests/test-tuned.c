@@ -21,7 +21,7 @@
 #include "policy.h"
 #include "strv.h"
 #include "testutil.h"
-#include "tuned.h"
+#include "tuned-import.h"
 
 /* ---- the seam ---- */
 

@@ -3,8 +3,9 @@
  * test-unit-watch.c: the systemd side of unit= rules against a fake
  * org.freedesktop.systemd1 on a private dbus-daemon: the first query, a
  * PropertiesChanged signal, systemd leaving and coming back on the bus
- * (re-subscribe, ask again), and that units are never loaded by asking.
- * Skips without dbus-daemon.
+ * (re-subscribe, ask again), and that units are never loaded by asking;
+ * a watch on a connection it shares; and Reload then TryRestartUnit for the
+ * irqbalance drop-in (none after a refused Reload). Skips without dbus-daemon.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -69,9 +70,36 @@ static int fake_list(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         return sd_bus_send(NULL, reply, NULL);
 }
 
+static unsigned reloads, restarts;
+static bool refuse_reload;
+static char restarted[64], restart_mode[16];
+
+static int fake_reload(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        if (refuse_reload)
+                return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED, "Access denied");
+        reloads++;
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+static int fake_try_restart(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        const char *unit, *mode;
+        int r = sd_bus_message_read(m, "ss", &unit, &mode);
+
+        if (r < 0)
+                return r;
+        /* Only after the reload: systemd must have read the drop-in before the restart. */
+        ck_assert_uint_gt(reloads, restarts);
+        restarts++;
+        snprintf(restarted, sizeof(restarted), "%s", unit);
+        snprintf(restart_mode, sizeof(restart_mode), "%s", mode);
+        return sd_bus_reply_method_return(m, "o", "/org/freedesktop/systemd1/job/1");
+}
+
 static const sd_bus_vtable fake_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD("Subscribe", "", "", fake_subscribe, 0),
+        SD_BUS_METHOD("Reload", "", "", fake_reload, 0),
+        SD_BUS_METHOD("TryRestartUnit", "ss", "o", fake_try_restart, 0),
         SD_BUS_METHOD("ListUnitsByPatterns", "asas", "a(ssssssouso)", fake_list, 0),
         SD_BUS_VTABLE_END,
 };
@@ -214,12 +242,56 @@ START_TEST(test_unit_watch_follows_a_fake_systemd) {
 }
 END_TEST
 
+START_TEST(test_reload_then_try_restart_on_a_shared_connection) {
+        sd_event *e = NULL;
+        sd_bus *fake = NULL, *bus = NULL;
+        UnitWatch *w = NULL;
+
+        if (!have_dbus_daemon())
+                tu_skip("dbus-daemon is not installed");
+        subscribes = queries = changes = reloads = restarts = 0;
+        refuse_reload = false;
+        fake_units[0].state = "active";
+        start_bus();
+        ck_assert_int_ge(sd_event_new(&e), 0);
+        fake = fake_connect(e);
+
+        /* The daemon's one connection: the watch runs on it and leaves it open when freed. */
+        ck_assert_int_ge(systemd_bus_open(address, &bus), 0);
+        ck_assert_int_ge(unit_watch_new_on_bus(&w, e, bus, on_changed, NULL), 0);
+        ck_assert_ptr_eq(sd_bus_get_event(bus), e);
+        ck_assert_int_ge(unit_watch_set_units(w, (char *[]){ (char *)"a.service", NULL }), 0);
+        ck_assert(run_until(e, &changes, 1));
+        ck_assert(unit_watch_is_active(w, "a.service"));
+        w = unit_watch_free(w);
+        ck_assert_int_gt(sd_bus_is_open(bus), 0);
+
+        ck_assert_int_ge(systemd_reload_try_restart(bus, "irqbalance.service", false), 0);
+        ck_assert(run_until(e, &restarts, 1));
+        ck_assert_uint_eq(reloads, 1);
+        ck_assert_str_eq(restarted, "irqbalance.service");
+        ck_assert_str_eq(restart_mode, "replace");
+
+        /* A refused Reload: no restart with a drop-in systemd has not read. */
+        refuse_reload = true;
+        ck_assert_int_ge(systemd_reload_try_restart(bus, "irqbalance.service", false), 0);
+        for (int i = 0; i < 50; i++) /* up to 0.5 s: the refusal and any call after it are in */
+                ck_assert_int_ge(sd_event_run(e, 10000), 0);
+        ck_assert_uint_eq(restarts, 1);
+
+        sd_bus_flush_close_unref(bus);
+        sd_bus_flush_close_unref(fake);
+        sd_event_unref(e);
+}
+END_TEST
+
 static Suite *unit_watch_suite(void) {
         Suite *s = suite_create("unit-watch");
         TCase *tc = tcase_create("fake-systemd");
 
         tcase_add_checked_fixture(tc, NULL, stop_bus);
         tcase_add_test(tc, test_unit_watch_follows_a_fake_systemd);
+        tcase_add_test(tc, test_reload_then_try_restart_on_a_shared_connection);
         tcase_set_timeout(tc, 30);
         suite_add_tcase(s, tc);
         return s;

@@ -92,3 +92,15 @@ int tu_run(Suite *s) {
         srunner_free(sr);
         return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
+
+char *tu_root;
+
+void tu_root_setup(void) {
+        tu_root = tu_mkdtemp();
+}
+
+void tu_root_teardown(void) {
+        tu_rm_rf(tu_root);
+        free(tu_root);
+        tu_root = NULL;
+}

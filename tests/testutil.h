@@ -13,6 +13,13 @@
 
 /* Creates a fresh directory under $TMPDIR (or /tmp); caller frees and removes with tu_rm_rf. */
 char *tu_mkdtemp(void);
+/*
+ * A fresh fixture root per test, for tcase_add_checked_fixture(tc,
+ * tu_root_setup, tu_root_teardown): made before each test, removed after.
+ */
+extern char *tu_root;
+void tu_root_setup(void);
+void tu_root_teardown(void);
 /* Removes a tree (no symlink following). */
 void tu_rm_rf(const char *path);
 /* Writes content to root/rel, creating parent directories; mode applied after writing. */

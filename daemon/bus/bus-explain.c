@@ -13,6 +13,7 @@
 #include "escape.h"
 #include "explain.h"
 #include "macro.h"
+#include "other-owner.h"
 
 static int append_explanation(sd_bus_message *reply, const Explanation *e) {
         _cleanup_(text_pool_done) TextPool x = {};
@@ -75,4 +76,33 @@ int method_explain(sd_bus_message *message, void *userdata, sd_bus_error *error)
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
+}
+
+/* GetOtherOwners(s name): who most likely set values netpolld does not hold ("": every outside change). */
+int method_get_other_owners(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(text_pool_done) TextPool x = {};
+        _cleanup_(freep) char *msg = NULL;
+        OtherOwnerRow *rows = NULL;
+        const char *name;
+        size_t n = 0;
+        int r;
+
+        r = sd_bus_message_read(message, "s", &name);
+        if (r < 0)
+                return r;
+        r = manager_other_owner_rows(userdata, name, &rows, &n, &msg);
+        if (r < 0)
+                return bus_error_from_manager(error, r, msg);
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sssss)");
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = sd_bus_message_append(reply, "(sssss)", bus_text(&x, rows[i].target), bus_text(&x, rows[i].value),
+                                          rows[i].owner.kind, bus_text(&x, rows[i].owner.where),
+                                          bus_text(&x, rows[i].owner.note));
+        other_owner_rows_free(rows, n);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }

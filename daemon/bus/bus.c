@@ -508,6 +508,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                               "s", summary, "s", rollback, "a(ssssb)", wishes,
                                               "a(ssssssbsst)", targets, "a(tsss)", decisions),
                                 method_explain, BUS_OPEN),
+        SD_BUS_METHOD_WITH_ARGS("GetOtherOwners", SD_BUS_ARGS("s", name), SD_BUS_RESULT("a(sssss)", owners),
+                                method_get_other_owners, BUS_OPEN),
         SD_BUS_METHOD_WITH_ARGS("SetKnob", SD_BUS_ARGS("s", name, "s", value), SD_BUS_RESULT("s", value),
                                 method_set_knob, BUS_PRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetKnobs", SD_BUS_ARGS("a(ss)", pairs), SD_BUS_RESULT("a(ss)", set),

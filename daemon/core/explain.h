@@ -33,6 +33,8 @@ typedef struct ExplainTarget {
         char *outside_was;   /* what netpolld had left there ("" unknown) */
         char *outside_found; /* what it found instead */
         uint64_t outside_at_ms;
+        struct OtherOwner *owners; /* who most likely set it, when outside or not netpolld's (other-owner.h) */
+        size_t n_owners;
 } ExplainTarget;
 
 typedef struct ExplainDecision {

@@ -15,6 +15,7 @@
 #include "macro.h"
 #include "manager-internal.h"
 #include "napi.h"
+#include "other-owner.h"
 
 static void wish_done(ExplainWish *w) {
         free(w->target);
@@ -30,6 +31,7 @@ static void target_done(ExplainTarget *t) {
         free(t->at_stop);
         free(t->outside_was);
         free(t->outside_found);
+        other_owners_free(t->owners, t->n_owners);
 }
 
 void explanation_done(Explanation *e) {
@@ -175,6 +177,12 @@ static int add_target(Manager *m, const KnobDesc *d, const Target *t, Explanatio
         };
         if (!x->name || !x->key || !x->value || !x->original || !x->at_stop || !x->outside_was || !x->outside_found)
                 return -ENOMEM;
+        /* Somebody else's value: an outside change, or one netpolld never held. */
+        if (external || owner_origin(m->owner, t) == ORIGIN_DEFAULT) {
+                int r = manager_other_owners(m, t, now, &x->owners, &x->n_owners);
+                if (r < 0)
+                        return r;
+        }
         return add_wishes(m, d, t, external, e);
 }
 

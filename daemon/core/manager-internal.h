@@ -11,6 +11,8 @@
 /* "NAME" or "NAME@DEV", caller frees; NULL on ENOMEM. */
 char *ref_name(const KnobRef *r);
 /* Current value formatted with units (and parsed into *ret when not NULL), or NULL when unreadable. */
+/* A target's kernel text as people read it: with the knob's unit, CPU masks as lists. Caller frees. */
+char *format_target_value(const Target *t, const char *text);
 char *read_formatted(Manager *m, const KnobRef *ref, KnobValue *ret);
 /* The MANAGER_E_UNSUPPORTED / MANAGER_E_NO_DEVICE error for a knob, with its message. */
 int unsupported_message(const KnobRef *ref, int r, char **ret_message);
@@ -41,3 +43,16 @@ bool manager_live_sockets(const Manager *m);
 int manager_livesock_pass(Manager *m, LiveSockPassKind kind, uint64_t old, uint64_t new);
 /* After a profile is applied: undo and give up CAP_SYS_PTRACE when live-sockets is off. */
 void manager_follow_live_sockets(Manager *m);
+
+/*
+ * manager-irqbalance.c. The connection to systemd on the system bus, opened
+ * and attached to the loop on first use; NULL (logged once) when systemd is
+ * not the service manager or cannot be reached.
+ */
+sd_bus *manager_systemd_bus(Manager *m);
+/* After each steering pass and profile change: the irqbalance drop-in lists exactly the steered IRQs. */
+void manager_follow_irqbalance(Manager *m);
+/* Whether the restore journal holds the irqbalance drop-in. */
+bool manager_irqbalance_journaled(const Manager *m);
+/* After a restore at stop: when it removed the drop-in, systemd reloads and restarts irqbalance (waiting). */
+void manager_irqbalance_restored(Manager *m, bool was_journaled);

@@ -13,7 +13,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "log.h"
-#include "manager.h"
+#include "manager-internal.h"
 #include "rule-eval.h"
 #include "strv.h"
 #include "unit-watch.h"
@@ -232,15 +232,12 @@ static void follow_units(Manager *m) {
         if (!names && !rr->units)
                 return;
         if (!rr->units && !rr->units_failed) {
-                if (sd_booted() <= 0)
-                        r = -EHOSTDOWN;
-                else
-                        r = unit_watch_new(&rr->units, m->event, NULL, on_units_changed, m);
+                /* The daemon's one connection to systemd, shared with the irqbalance drop-in's restarts. */
+                sd_bus *bus = manager_systemd_bus(m);
+                r = bus ? unit_watch_new_on_bus(&rr->units, m->event, bus, on_units_changed, m) : -ENOTCONN;
                 if (r < 0) {
                         rr->units_failed = true;
-                        if (r == -EHOSTDOWN)
-                                log_notice("systemd is not the service manager here: unit= rules never match");
-                        else
+                        if (bus) /* else manager_systemd_bus() said why */
                                 log_warning_errno(r, "cannot follow systemd on the system bus: %m; unit= rules "
                                                   "never match");
                         return;

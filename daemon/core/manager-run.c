@@ -15,7 +15,7 @@
 #include "cpuwake.h"
 #include "irqpin.h"
 #include "log.h"
-#include "manager.h"
+#include "manager-internal.h"
 #include "napi-backend.h"
 #include "strv.h"
 #include "sysroot.h"
@@ -149,6 +149,8 @@ static void on_steering_pass(void *userdata) {
 
         if (m->irqpin && m->adapter && irqpin_busy_poll_threads(m->irqpin, &pids, &n) >= 0)
                 adapter_set_pollers(m->adapter, pids, n);
+        /* Devices came or went: the irqbalance drop-in follows the steered IRQs. */
+        manager_follow_irqbalance(m);
 }
 
 int manager_run(Manager *m, ManagerAttach attach, void *userdata) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-bus.h>
 #include <unistd.h>
 
 #include "adapt.h"
@@ -21,6 +22,7 @@
 #include "netdev-genl.h"
 #include "log.h"
 #include "manager-internal.h"
+#include "other-owner.h"
 #include "strv.h"
 
 char *ref_name(const KnobRef *r) {
@@ -82,6 +84,7 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->metrics_timer);
         if (m->listener && m->listener->gone)
                 m->listener->gone(m->listener_data);
+        sd_bus_flush_close_unref(m->systemd);
         sd_event_unref(m->event);
         free(m->knobs);
         livesock_clear(&m->live);
@@ -173,7 +176,7 @@ int manager_load_policy(Manager *m, const char *profile_override, DaemonConfig *
 }
 
 /* A target's kernel text as people read it: with the knob's unit, CPU masks as lists. */
-static char *format_target_value(const Target *t, const char *text) {
+char *format_target_value(const Target *t, const char *text) {
         char name[sizeof(t->name)];
         KnobValue v;
         KnobRef ref;
@@ -202,6 +205,8 @@ static void on_owner_change(const Target *t, const char *old, const char *new, c
         }
         if (m->listener && m->listener->knob_changed && !streq(o, n))
                 m->listener->knob_changed(m->listener_data, t->name, o, n, reason);
+        if (streq(reason, "external"))
+                manager_log_other_owner(m, t, new);
         /* A NAPI instance netpolld made threaded has a new kernel thread: steering places it. */
         if (m->irqpin && startswith(t->name, "napi-threaded@") && !streq(reason, "external"))
                 (void)irqpin_schedule_refresh(m->irqpin);
@@ -466,6 +471,7 @@ void manager_follow_profile(Manager *m) {
                 if (r < 0)
                         log_warning_errno(r, "IRQ and queue steering failed: %m, ignoring");
         }
+        manager_follow_irqbalance(m);
         manager_follow_metrics_file(m);
         manager_follow_live_sockets(m);
 }
@@ -517,7 +523,10 @@ int manager_start(Manager *m, DaemonConfig *config, Profile *profile, char **ret
         if (journal_size(m->journal) > 0) {
                 log_notice("a previous run did not stop cleanly: restoring %zu values from %s",
                            journal_size(m->journal), journal_path(m->journal));
+                bool dropin = manager_irqbalance_journaled(m);
                 r = owner_restore_all(m->owner);
+                /* systemd hears of a removed irqbalance drop-in once the loop runs (manager_follow_irqbalance()). */
+                m->irqbalance_replayed = dropin && !manager_irqbalance_journaled(m);
                 if (r < 0)
                         log_warning_errno(r, "could not update %s: %m", journal_path(m->journal));
         }
@@ -547,7 +556,9 @@ int manager_stop(Manager *m) {
                 return 0;
         }
         log_info("restoring %zu changed values", journal_size(m->journal));
+        bool dropin = manager_irqbalance_journaled(m);
         int r = owner_restore_all(m->owner);
+        manager_irqbalance_restored(m, dropin);
         if (r < 0)
                 return log_error_errno(r, "could not update %s: %m", journal_path(m->journal));
         if (r > 0)

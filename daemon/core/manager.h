@@ -41,6 +41,8 @@ typedef struct KnobState {
 } KnobState;
 
 typedef struct Manager Manager;
+/* The Manager's client connection to systemd (manager_systemd_bus()); users of it include <systemd/sd-bus.h>. */
+typedef struct sd_bus sd_bus;
 typedef struct Adapter Adapter;
 typedef struct IrqPin IrqPin;
 typedef struct NapiBackend NapiBackend;
@@ -109,6 +111,10 @@ struct Manager {
         NetdevGenl *qstats_genl; /* per-queue statistics for the metrics, opened on first use */
         bool qstats_unavailable; /* the kernel has no netdev family: stop asking */
         DecisionHistory history; /* the controller's last moves per knob, for Explain (fixed size) */
+        sd_bus *systemd;         /* the one connection to systemd (manager_systemd_bus()), opened on first use */
+        bool systemd_failed;     /* no systemd to talk to: logged once */
+        bool irqbalance_replayed;   /* the crash replay removed the irqbalance drop-in: systemd is to hear of it */
+        bool irqbalance_dry_logged; /* dry run: the ban it would write was logged */
 };
 
 int manager_new(Manager **ret, const ManagerOptions *o);

@@ -32,6 +32,7 @@ typedef struct WatchedUnit {
 
 struct UnitWatch {
         sd_bus *bus;
+        bool own_bus;             /* opened by unit_watch_new(); else the caller's shared connection */
         sd_event *event;
         sd_bus_slot *owner_match; /* NameOwnerChanged of systemd's name */
         sd_bus_slot *subscribe;
@@ -66,7 +67,10 @@ UnitWatch *unit_watch_free(UnitWatch *w) {
         sd_bus_slot_unref(w->subscribe);
         sd_bus_slot_unref(w->query);
         sd_event_source_disable_unref(w->query_timer);
-        sd_bus_flush_close_unref(w->bus);
+        if (w->own_bus)
+                sd_bus_flush_close_unref(w->bus);
+        else
+                sd_bus_unref(w->bus);
         sd_event_unref(w->event);
         free(w);
         return NULL;
@@ -272,7 +276,7 @@ static int on_owner_changed(sd_bus_message *message, void *userdata, sd_bus_erro
         return 0;
 }
 
-static int open_bus(const char *address, sd_bus **ret) {
+int systemd_bus_open(const char *address, sd_bus **ret) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r;
 
@@ -291,8 +295,8 @@ static int open_bus(const char *address, sd_bus **ret) {
         return 0;
 }
 
-int unit_watch_new(UnitWatch **ret, sd_event *event, const char *bus_address, UnitWatchChanged changed,
-                   void *userdata) {
+int unit_watch_new_on_bus(UnitWatch **ret, sd_event *event, sd_bus *bus, UnitWatchChanged changed,
+                          void *userdata) {
         _cleanup_(unit_watch_freep) UnitWatch *w = calloc(1, sizeof(UnitWatch));
         int r;
 
@@ -301,12 +305,12 @@ int unit_watch_new(UnitWatch **ret, sd_event *event, const char *bus_address, Un
         w->changed = changed;
         w->userdata = userdata;
         w->event = sd_event_ref(event);
-        r = open_bus(bus_address, &w->bus);
-        if (r < 0)
-                return r;
-        r = sd_bus_attach_event(w->bus, event, SD_EVENT_PRIORITY_NORMAL);
-        if (r < 0)
-                return r;
+        w->bus = sd_bus_ref(bus);
+        if (!sd_bus_get_event(bus)) {
+                r = sd_bus_attach_event(w->bus, event, SD_EVENT_PRIORITY_NORMAL);
+                if (r < 0)
+                        return r;
+        }
         r = sd_bus_add_match_async(w->bus, &w->owner_match,
                                    "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                                    "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
@@ -318,6 +322,24 @@ int unit_watch_new(UnitWatch **ret, sd_event *event, const char *bus_address, Un
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(w);
+        return 0;
+}
+
+int unit_watch_new(UnitWatch **ret, sd_event *event, const char *bus_address, UnitWatchChanged changed,
+                   void *userdata) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        UnitWatch *w;
+        int r;
+
+        r = systemd_bus_open(bus_address, &bus);
+        if (r < 0)
+                return r;
+        r = unit_watch_new_on_bus(&w, event, bus, changed, userdata);
+        if (r < 0)
+                return r;
+        w->own_bus = true;
+        sd_bus_unref(TAKE_PTR(bus)); /* w holds its reference */
+        *ret = w;
         return 0;
 }
 
@@ -375,4 +397,54 @@ int unit_watch_set_units(UnitWatch *w, char *const *units) {
         w->units = v;
         w->n_units = n;
         return n > 0 ? schedule_query(w) : 0;
+}
+
+/* ---- reloading systemd and restarting a unit ------------------------------------------- */
+
+static int on_try_restart_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        const char *unit = userdata;
+
+        if (e)
+                log_warning("cannot try-restart %s: %s, ignoring", unit, e->message ?: e->name);
+        else
+                log_info("%s: asked systemd to restart it if it runs", unit);
+        return 0;
+}
+
+static int on_reload_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        const char *unit = userdata;
+        int r;
+
+        if (e) {
+                log_warning("cannot make systemd reload its units for %s: %s, ignoring", unit,
+                            e->message ?: e->name);
+                return 0;
+        }
+        r = sd_bus_call_method_async(sd_bus_message_get_bus(reply), NULL, SYSTEMD_NAME, SYSTEMD_PATH,
+                                     SYSTEMD_MANAGER, "TryRestartUnit", on_try_restart_reply, userdata, "ss", unit,
+                                     "replace");
+        if (r < 0)
+                log_warning_errno(r, "cannot ask systemd to try-restart %s: %m, ignoring", unit);
+        return 0;
+}
+
+int systemd_reload_try_restart(sd_bus *bus, const char *unit, bool wait) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        if (!wait)
+                return sd_bus_call_method_async(bus, NULL, SYSTEMD_NAME, SYSTEMD_PATH, SYSTEMD_MANAGER, "Reload",
+                                                on_reload_reply, (void *)unit, NULL);
+        r = sd_bus_call_method(bus, SYSTEMD_NAME, SYSTEMD_PATH, SYSTEMD_MANAGER, "Reload", &error, NULL, NULL);
+        if (r < 0)
+                return log_warning_errno(r, "cannot make systemd reload its units for %s: %s", unit,
+                                         error.message ?: strerror(-r));
+        r = sd_bus_call_method(bus, SYSTEMD_NAME, SYSTEMD_PATH, SYSTEMD_MANAGER, "TryRestartUnit", &error, NULL,
+                               "ss", unit, "replace");
+        if (r < 0)
+                return log_warning_errno(r, "cannot try-restart %s: %s", unit, error.message ?: strerror(-r));
+        log_info("%s: asked systemd to restart it if it runs", unit);
+        return 0;
 }

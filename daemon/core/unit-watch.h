@@ -7,10 +7,15 @@
  * a restart), and after each such signal asks ListUnitsByPatterns for the
  * units' ActiveState; units that are not loaded are inactive. It tells its
  * owner through a callback when a unit's state changed. Logs on the edges only.
+ *
+ * The connection to systemd is the daemon's one (systemd_bus_open()): the
+ * manager opens it once and hands it to the watch and to
+ * systemd_reload_try_restart() (the irqbalance drop-in, irqbalance-ban.h).
  */
 #pragma once
 
 #include <stdbool.h>
+#include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
 typedef struct UnitWatch UnitWatch;
@@ -25,6 +30,9 @@ typedef void (*UnitWatchChanged)(void *userdata);
  */
 int unit_watch_new(UnitWatch **ret, sd_event *event, const char *bus_address, UnitWatchChanged changed,
                    void *userdata);
+/* The same on a connection the caller opened with systemd_bus_open() (referenced; attached to event if not yet). */
+int unit_watch_new_on_bus(UnitWatch **ret, sd_event *event, sd_bus *bus, UnitWatchChanged changed,
+                          void *userdata);
 UnitWatch *unit_watch_free(UnitWatch *w);
 static inline void unit_watch_freep(UnitWatch **w) {
         if (*w)
@@ -42,3 +50,15 @@ const char *unit_watch_state(const UnitWatch *w, const char *unit);
 
 /* Whether an ActiveState counts as the unit being there. */
 bool unit_active_state_counts(const char *state);
+
+/* A client connection to the bus at address (NULL: the system bus, where systemd is). */
+int systemd_bus_open(const char *address, sd_bus **ret);
+
+/*
+ * Asks systemd to reload its unit files (Reload) and then to restart unit if
+ * it is active (TryRestartUnit, mode "replace"). unit must be a string that
+ * outlives the calls (a literal). wait: both calls done before returning
+ * (at stop, when the event loop no longer runs; failures logged and
+ * returned); else sent asynchronously and their failures logged.
+ */
+int systemd_reload_try_restart(sd_bus *bus, const char *unit, bool wait);

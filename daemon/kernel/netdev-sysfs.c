@@ -285,29 +285,3 @@ SteerOutcome steer_classify_irq(int r) {
                 return r > 0 ? STEER_OUTCOME_OK : STEER_OUTCOME_FAILED;
         }
 }
-
-int irqbalance_running(const char *sysroot) {
-        _cleanup_(freep) char *proc = NULL;
-        DIR *d;
-        int pid = 0;
-
-        if (sysroot_path(sysroot, "/proc", &proc) < 0)
-                return 0;
-        d = opendir(proc);
-        if (!d)
-                return 0;
-        for (struct dirent *de; !pid && (de = readdir(d));) {
-                _cleanup_(freep) char *comm = NULL, *text = NULL;
-                uint64_t v;
-
-                if (parse_u64_range(de->d_name, 1, INT32_MAX, &v, NULL) < 0)
-                        continue;
-                if (asprintf(&comm, "%s/%s/comm", proc, de->d_name) < 0)
-                        break;
-                /* Processes come and go while we look: an unreadable one is simply not irqbalance. */
-                if (sysfs_read_value(comm, &text) >= 0 && streq(text, "irqbalance"))
-                        pid = (int)v;
-        }
-        closedir(d);
-        return pid;
-}

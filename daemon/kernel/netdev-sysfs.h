@@ -5,7 +5,7 @@
  * queues), its queue IRQs from /proc/interrupts names, the paths and reads of
  * /proc/irq/N/smp_affinity_list and queues/{rx,tx}-N/{rps,xps}_cpus (writes
  * go through the owner, owner.h), what a refused IRQ write means, and
- * whether irqbalance runs.
+ * (whether irqbalance runs: irqbalance.h).
  * Nothing here logs.
  */
 #pragma once
@@ -58,6 +58,3 @@ typedef enum SteerOutcome {
 
 /* What the result of an IRQ affinity write means (irqbalance's activate.c reading of the same errnos). */
 SteerOutcome steer_classify_irq(int r);
-
-/* The pid of a running irqbalance (a /proc/PID/comm below the sysroot), 0 when none. */
-int irqbalance_running(const char *sysroot);

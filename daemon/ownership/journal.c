@@ -114,6 +114,13 @@ bool journal_key_valid(const char *key) {
                !strpbrk(key, "\t\n");
 }
 
+bool journal_entry_key_valid(const char *kind, const char *key) {
+        if (kind && streq(kind, JOURNAL_KIND_DROPIN))
+                return key && startswith(key, "/run/systemd/system/") && endswith(key, ".conf") &&
+                       !strstr(key, "..") && !strpbrk(key, "\t\n");
+        return journal_key_valid(key);
+}
+
 static bool field_ok(const char *s) {
         return s && *s && !strpbrk(s, "\t\n");
 }
@@ -208,9 +215,10 @@ static int parse_entry(Journal *j, char *line, unsigned version, unsigned lineno
                 e = (JournalEntry){ .kind = f[0], .name = f[1], .device = streq(f[2], "-") ? (char *)"" : f[2],
                                     .ifindex = (int)ifindex, .key = f[4], .original = f[5] };
         }
-        if (!journal_key_valid(e.key))
-                return fail(ret_reason, lineno, "the key must be a path below /proc/ or /sys/ without \"..\", "
-                                                      "or napi:ID:KNOB");
+        if (!journal_entry_key_valid(e.kind, e.key))
+                return fail(ret_reason, lineno, streq(e.kind, JOURNAL_KIND_DROPIN) ?
+                            "a dropin's key must be a .conf below /run/systemd/system/ without \"..\"" :
+                            "the key must be a path below /proc/ or /sys/ without \"..\", or napi:ID:KNOB");
         if (find_entry(j, e.key) >= 0)
                 return fail(ret_reason, lineno, "duplicate key");
         return append_entry(j, &e);
@@ -440,7 +448,7 @@ int journal_record(Journal *j, const JournalEntry *e) {
         int r;
 
         if (!j || !e || !field_ok(e->kind) || !word_ok(e->kind, strlen(e->kind)) || !field_ok(e->name) ||
-            !field_ok(e->original) || !journal_key_valid(e->key) || e->ifindex < 0 ||
+            !field_ok(e->original) || !journal_entry_key_valid(e->kind, e->key) || e->ifindex < 0 ||
             (e->device && strpbrk(e->device, "\t\n")) || (e->device && *e->device) != (e->ifindex > 0) ||
             /* "-" means "no device" in the file: a device of that name (a valid one) would not read back. */
             (e->device && streq(e->device, "-")))

@@ -16,6 +16,9 @@
  *   netpolld-journal 2
  *   KIND<TAB>NAME<TAB>DEVICE<TAB>IFINDEX<TAB>KEY<TAB>ORIGINAL   (DEVICE "-", IFINDEX 0: no device)
  *   end <number of entries>
+ * KIND "dropin" is a systemd unit drop-in netpolld wrote (the irqbalance
+ * ban, irqbalance-ban.h): KEY is its path below the sysroot, a .conf below
+ * /run/systemd/system/, and ORIGINAL "absent"; restoring it removes it.
  * Version 1 journals (NAME<TAB>PATH<TAB>ORIGINAL, no device identity) are
  * still read. Anything else, including a missing or wrong "end" line, is
  * corruption: journal_open() refuses the file with -EBADMSG and leaves it
@@ -62,6 +65,11 @@ const char *journal_path(const Journal *j);
 const char *journal_dir(const Journal *j);
 /* Whether key is one the journal accepts: a path below /proc/ or /sys/ without "..", or napi:ID:KNOB. */
 bool journal_key_valid(const char *key);
+
+/* The kind of a journaled systemd drop-in (see above). */
+#define JOURNAL_KIND_DROPIN "dropin"
+/* journal_key_valid(), or for kind JOURNAL_KIND_DROPIN a .conf path below /run/systemd/system/. */
+bool journal_entry_key_valid(const char *kind, const char *key);
 
 /* Records e (copied) unless its key is recorded already; on disk before returning. -EINVAL for bad fields. */
 int journal_record(Journal *j, const JournalEntry *e);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "macro.h"
@@ -199,6 +200,28 @@ bool owner_outside_change(const Owner *o, const Target *t, OwnerOutside *ret) {
                 return false;
         *ret = h->outside;
         return true;
+}
+
+int owner_outside_targets(const Owner *o, Target **ret, size_t *ret_n) {
+        Target *v = NULL;
+        size_t n = 0;
+
+        for (size_t i = 0; i < o->n_held; i++) {
+                Target *a;
+
+                if (!o->held[i].external)
+                        continue;
+                a = realloc(v, (n + 1) * sizeof(Target));
+                if (!a) {
+                        free(v);
+                        return -ENOMEM;
+                }
+                v = a;
+                v[n++] = o->held[i].t;
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
 }
 
 /*
@@ -588,12 +611,29 @@ int owner_rename_device(Owner *o, const char *old_name, const char *new_name) {
  * because its device is gone or replaced), negative errno when the kernel
  * refused; *ret_error keeps that error.
  */
+/* A systemd drop-in netpolld wrote (journal.h): its original is its absence. */
+static int restore_dropin(Owner *o, const JournalEntry *e) {
+        _cleanup_(freep) char *path = NULL;
+        int r;
+
+        if (!streq(e->original, "absent"))
+                return -EBADMSG;
+        r = sysroot_path(o->sysroot, e->key, &path);
+        if (r < 0)
+                return r;
+        if (unlink(path) < 0 && errno != ENOENT)
+                return -errno;
+        return 0;
+}
+
 static int restore_entry(Owner *o, const JournalEntry *e, bool *ret_gone) {
         TargetKind kind = target_kind_from_string(e->kind);
         Target t;
         int r;
 
         *ret_gone = false;
+        if (streq(e->kind, JOURNAL_KIND_DROPIN))
+                return restore_dropin(o, e);
         if (kind < 0 || fill_target(&t, kind, e->name, e->device, e->key) < 0)
                 return -EBADMSG;
         t.ifindex = e->ifindex;
@@ -685,6 +725,8 @@ int owner_restore_all(Owner *o) {
                         else if (gone)
                                 log_info("%s: %s is gone or was replaced; its original %s is not written anywhere",
                                          name, *device ? device : key, original);
+                        else if (streq(e_kind, JOURNAL_KIND_DROPIN))
+                                log_info("%s: removed %s", name, key);
                         else
                                 log_fields(LOG_INFO, LOG_FIELDS("KNOB", name, "NEW", original, "REASON", "restore"),
                                            "restored %s to %s", name, original);

@@ -196,6 +196,8 @@ typedef struct OwnerOutside {
 int owner_find_target(const Owner *o, const char *name, Target *ret);
 /* Whether t is external now; then *ret says what changed. Never creates state. */
 bool owner_outside_change(const Owner *o, const Target *t, OwnerOutside *ret);
+/* Every target that is external now, in the order the owner met them (caller frees *ret). 0 or -ENOMEM. */
+int owner_outside_targets(const Owner *o, Target **ret, size_t *ret_n);
 
 /* Reads the target's value as the kernel holds it now. Never creates state. */
 int owner_read(const Owner *o, const Target *t, char **ret);

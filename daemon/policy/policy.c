@@ -236,6 +236,7 @@ static const ConfigItem profile_items[] = {
         { "irq", "exclude-cpus", conf_parse_cpuset, PI(exclude_cpus) },
         { "irq", "rps", item_rps, offsetof(Profile, irq) },
         { "irq", "xps", item_xps, offsetof(Profile, irq) },
+        { "irq", "irqbalance-ban", conf_parse_bool, PI(irqbalance_ban) },
         {}
 };
 #undef PA

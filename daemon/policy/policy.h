@@ -127,6 +127,7 @@ typedef struct IrqConfig {
         CpuSet exclude_cpus;
         IrqMaskMode rps, xps;
         CpuSet rps_cpus, xps_cpus;
+        bool irqbalance_ban; /* irqbalance-ban: irqbalance.service gets --banirq= for every steered IRQ */
 } IrqConfig;
 
 /* Every key of a resolved profile with its final value and origin, in file order. */

@@ -14,6 +14,7 @@
 #include "irqpin.h"
 #include "netdev-genl.h"
 #include "placement.h"
+#include "irqbalance.h"
 #include "netdev-sysfs.h"
 
 /* One row: a queue, or an rx/tx pair served by one vector. */
@@ -52,6 +53,7 @@ struct IrqPin {
         void (*on_pass)(void *userdata);
         void *on_pass_userdata;
         bool dirty;            /* link events since the last pass */
+        bool gone_managed;     /* a steered device was removed in this batch of events */
 
         NetdevGenl *genl;      /* NULL when the kernel has no netdev family */
         int genl_family;
@@ -59,7 +61,7 @@ struct IrqPin {
         bool have_cfg;
         IrqConfig cfg;         /* deep copy (devices) */
         bool dry_run;
-        int irqbalance_pid;
+        IrqbalanceInfo irqbalance; /* irqbalance.h: whether it runs and which IRQs it bans */
 
         CpuTopology topo;
         bool have_topo;
@@ -78,6 +80,9 @@ int irqpin_discover(IrqPin *p, Device *d, int *ret_numa_node);
 int irqpin_steer_device(IrqPin *p, Device *d, unsigned offset);
 /* Applies slots in state retrying again; true when some still wait. */
 bool irqpin_steer_retry(IrqPin *p, Device *d);
+/* Whether a running irqbalance would move irq (it runs and does not ban it). */
+bool irqpin_irqbalance_moves(const IrqPin *p, int irq);
+
 /* Each planned slot's state from the owner's origins: external (or irqbalance) and manual show. */
 void irqpin_update_states(IrqPin *p, Device *d);
 /* The profile's layer lets go of a device's files: each goes to the layer below or its original. */

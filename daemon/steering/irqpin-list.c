@@ -13,6 +13,7 @@
 #include "knob.h"
 #include "log.h"
 #include "napi-backend.h"
+#include "irqbalance.h"
 #include "netdev-sysfs.h"
 
 /* What the file holds as a CPU list; "" when it has none or cannot be read. */
@@ -77,7 +78,7 @@ int irqpin_list(IrqPin *p, IrqRow **ret, size_t *ret_n) {
 
         if (!p || !ret || !ret_n)
                 return -EINVAL;
-        p->irqbalance_pid = irqbalance_running(p->sysroot);
+        irqbalance_info(p->sysroot, &p->irqbalance);
         for (size_t i = 0; r >= 0 && i < p->n_devices; i++) {
                 Device *d = &p->devices[i];
                 IrqRow *a;
@@ -107,6 +108,33 @@ int irqpin_list(IrqPin *p, IrqRow **ret, size_t *ret_n) {
                 return r;
         }
         *ret = rows;
+        *ret_n = n;
+        return 0;
+}
+
+int irqpin_steered_irqs(const IrqPin *p, int **ret, size_t *ret_n) {
+        _cleanup_(freep) int *irqs = NULL;
+        size_t n = 0, cap = 0;
+
+        for (size_t i = 0; p && !p->dry_run && i < p->n_devices; i++) {
+                const Device *d = &p->devices[i];
+                if (!d->managed)
+                        continue;
+                for (size_t j = 0; j < d->n_slots; j++) {
+                        const Slot *s = &d->slots[j];
+                        /* The kernel places a managed IRQ itself; irqbalance leaves those alone anyway. */
+                        if (!s->planned || s->irq < 0 || s->state == IRQ_STATE_KERNEL_MANAGED)
+                                continue;
+                        if (n == cap) {
+                                int *a = realloc(irqs, (cap = cap ? 2 * cap : 16) * sizeof(int));
+                                if (!a)
+                                        return -ENOMEM;
+                                irqs = a;
+                        }
+                        irqs[n++] = s->irq;
+                }
+        }
+        *ret = TAKE_PTR(irqs);
         *ret_n = n;
         return 0;
 }

@@ -286,7 +286,7 @@ static IrqState steer_file(IrqPin *p, Device *d, Slot *s, SteerFile f, const Cpu
         if (r >= 0 || r == -EDOM) {
                 switch (owner_origin(p->owner, &t)) {
                 case ORIGIN_EXTERNAL:
-                        return f == STEER_IRQ && p->irqbalance_pid > 0 ? IRQ_STATE_IRQBALANCE : IRQ_STATE_EXTERNAL;
+                        return f == STEER_IRQ && irqpin_irqbalance_moves(p, s->irq) ? IRQ_STATE_IRQBALANCE : IRQ_STATE_EXTERNAL;
                 case ORIGIN_MANUAL:
                         return IRQ_STATE_MANUAL;
                 default:
@@ -365,7 +365,7 @@ static void steer_slot(IrqPin *p, Device *d, Slot *s) {
         /* A threaded instance polls in its kernel thread: it goes where its IRQ does. */
         if (s->thread_pid > 0)
                 worsen(&st, steer_file(p, d, s, STEER_THREAD, &one));
-        if (s->irq >= 0 && p->irqbalance_pid > 0)
+        if (irqpin_irqbalance_moves(p, s->irq))
                 worsen(&st, IRQ_STATE_IRQBALANCE);
         s->state = st;
 }
@@ -458,14 +458,14 @@ void irqpin_update_states(IrqPin *p, Device *d) {
                                 continue;
                         o = owner_origin(p->owner, &t);
                         if (o == ORIGIN_EXTERNAL)
-                                owned = f == STEER_IRQ && p->irqbalance_pid > 0 ? IRQ_STATE_IRQBALANCE
+                                owned = f == STEER_IRQ && irqpin_irqbalance_moves(p, s->irq) ? IRQ_STATE_IRQBALANCE
                                                                                 : IRQ_STATE_EXTERNAL;
                         else if (o == ORIGIN_MANUAL && owned == IRQ_STATE_APPLIED)
                                 owned = IRQ_STATE_MANUAL;
                 }
                 /* Who holds the files decides these states; the kernel's answers (retrying, failed...) stay. */
                 if (owned != IRQ_STATE_APPLIED || s->state == IRQ_STATE_EXTERNAL || s->state == IRQ_STATE_MANUAL ||
-                    (s->state == IRQ_STATE_IRQBALANCE && p->irqbalance_pid <= 0))
+                    (s->state == IRQ_STATE_IRQBALANCE && !irqpin_irqbalance_moves(p, s->irq)))
                         s->state = owned;
         }
 }

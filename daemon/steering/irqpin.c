@@ -18,6 +18,7 @@
 #include "log.h"
 #include "nl-util.h"
 #include "pidact.h"
+#include "irqbalance.h"
 #include "netdev-sysfs.h"
 #include "strv.h"
 #include "topology.h"
@@ -151,11 +152,12 @@ static int refresh_host(IrqPin *p) {
         p->topo = t;
         p->have_topo = true;
 
-        pid = irqbalance_running(p->sysroot);
-        if (pid > 0 && pid != p->irqbalance_pid)
-                log_warning("irqbalance is running (pid %d): it moves IRQs and would undo netpolld's placement; "
-                            "stop it or give it --banirq for the steered IRQs", pid);
-        p->irqbalance_pid = pid;
+        pid = p->irqbalance.pid;
+        irqbalance_info(p->sysroot, &p->irqbalance);
+        if (p->irqbalance.pid > 0 && p->irqbalance.pid != pid)
+                log_warning("irqbalance is running (pid %d): it moves the IRQs it does not ban (it bans %zu) and "
+                            "would undo netpolld's placement; stop it or give it --banirq for the steered IRQs",
+                            p->irqbalance.pid, p->irqbalance.n_bans);
         return 0;
 }
 
@@ -357,7 +359,11 @@ int irqpin_reset(IrqPin *p, const char *device) {
 }
 
 bool irqpin_irqbalance_running(const IrqPin *p) {
-        return p && p->irqbalance_pid > 0;
+        return p && p->irqbalance.pid > 0;
+}
+
+bool irqpin_irqbalance_moves(const IrqPin *p, int irq) {
+        return p->irqbalance.pid > 0 && irq >= 0 && !irqbalance_ban(&p->irqbalance, (unsigned)irq);
 }
 
 /* ---- link events ---------------------------------------------------------------- */
@@ -407,6 +413,8 @@ static int on_link(struct nl_msg *msg, void *userdata) {
         if (l.type == RTM_DELLINK) {
                 if (d) {
                         log_debug("%s: removed%s", d->name, d->managed ? ", forgetting its steering" : "");
+                        /* What follows the steered set (the irqbalance drop-in) hears of it after the batch. */
+                        p->gone_managed = p->gone_managed || d->managed;
                         device_remove(p, d);
                 }
                 return NL_OK;
@@ -465,6 +473,7 @@ static int on_netlink(sd_event_source *s, int fd, uint32_t revents, void *userda
         int r;
 
         p->dirty = false;
+        p->gone_managed = false;
         /* Each call reads one datagram: go on until the socket is drained. */
         do
                 r = nl_recvmsgs_default(p->links);
@@ -473,6 +482,9 @@ static int on_netlink(sd_event_source *s, int fd, uint32_t revents, void *userda
                 /* One pass for the whole batch of events. */
                 if (p->dirty)
                         (void)apply_all(p);
+                else if (p->gone_managed && p->on_pass)
+                        /* Only a steered device went: nothing to place, but the pass's listeners follow. */
+                        p->on_pass(p->on_pass_userdata);
                 return 0;
         }
         /* Events overflowed (ENOBUFS) or the socket broke: read the whole table again. */

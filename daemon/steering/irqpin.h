@@ -35,7 +35,7 @@ typedef enum IrqState {
         IRQ_STATE_PLANNED,        /* dry run: the plan is shown, nothing written */
         IRQ_STATE_APPLIED,        /* the kernel holds the plan */
         IRQ_STATE_KERNEL_MANAGED, /* the kernel places this IRQ itself (EIO); RPS/XPS applied */
-        IRQ_STATE_IRQBALANCE,     /* applied, but irqbalance runs and moves IRQs: it would undo this */
+        IRQ_STATE_IRQBALANCE,     /* applied, but irqbalance runs and does not ban this IRQ: it would undo this */
         IRQ_STATE_RETRYING,       /* the kernel refused for now (EBUSY, EINVAL, ...); a timer tries again */
         IRQ_STATE_EXTERNAL,       /* changed behind netpolld's back: left alone */
         IRQ_STATE_MANUAL,         /* an administrator's netpollctl set holds a file of it */
@@ -115,6 +115,13 @@ void irqpin_set_pass_callback(IrqPin *p, void (*fn)(void *userdata), void *userd
 
 /* Rows for ListIrqs: every device but loopback, by ifindex, queues in order; caller frees with irq_rows_free(). */
 int irqpin_list(IrqPin *p, IrqRow **ret, size_t *ret_n);
+
+/*
+ * The IRQs steering writes now: every IRQ of a device [irq] covers that has
+ * a plan, but kernel-managed ones; none in a dry run. Caller frees *ret
+ * (NULL when none).
+ */
+int irqpin_steered_irqs(const IrqPin *p, int **ret, size_t *ret_n);
 
 /* Whether an irqbalance process runs (checked on each apply and list); it would move steered IRQs. */
 bool irqpin_irqbalance_running(const IrqPin *p);

@@ -320,7 +320,14 @@ case_irqbalance_reported() {
         expect_eq "irqbalance detected" "$REPLY" "irqbalance yes"
         expect_eq "state with irqbalance" "$(field "$(row nq0 combined-0)" 8)" irqbalance
         grep -q "irqbalance is running (pid 4242)" "$LOG" || fail "irqbalance not reported in the log"
-        rm -rf "$ROOT/proc/4242"
+        # An irqbalance that bans IRQ 41 (its command line, or IRQBALANCE_ARGS) leaves it alone.
+        printf '/usr/sbin/irqbalance\0--foreground\0--banirq=41\0' >"$ROOT/proc/4242/cmdline"
+        expect_eq "state with irqbalance banning IRQ 41" "$(field "$(row nq0 combined-0)" 8)" applied
+        rm "$ROOT/proc/4242/cmdline"
+        mkdir -p "$ROOT/etc/default"
+        printf 'IRQBALANCE_ARGS="--banirq=41"\n' >"$ROOT/etc/default/irqbalance"
+        expect_eq "state with IRQBALANCE_ARGS banning IRQ 41" "$(field "$(row nq0 combined-0)" 8)" applied
+        rm -rf "$ROOT/proc/4242" "$ROOT/etc/default"
 }
 
 case_restore_after_kill() {

@@ -108,6 +108,28 @@ case_crash_recovery() {
         return 0
 }
 
+# The irqbalance-ban drop-in a crashed run left (journal entry and file)
+# is removed by the replay at the next start; below a fixture sysroot
+# systemd is not asked to reload (the log says so).
+case_crash_replay_removes_irqbalance_dropin() {
+        local dropin=run/systemd/system/irqbalance.service.d/50-netpolld.conf
+        mkdir -p "$STATE" "$ROOT/${dropin%/*}"
+        printf '[Service]\nExecStart=\nExecStart=/usr/sbin/irqbalance --foreground $IRQBALANCE_ARGS --banirq=99\n' \
+                >"$ROOT/$dropin"
+        printf 'netpolld-journal 2\ndropin\tirqbalance-ban\t-\t0\t/%s\tabsent\nend 1\n' "$dropin" \
+                >"$STATE/restore.journal"
+        start_daemon || { rm -rf "$ROOT/run" "$STATE/restore.journal"; return; }
+        log_has "did not stop cleanly" || fail "the start did not replay the journal:" "$(tail -n 20 "$LOG")"
+        [ -e "$ROOT/$dropin" ] && fail "the stale drop-in is still there after the replay"
+        log_has "irqbalance-ban: removed /$dropin" || fail "the replay did not log the removal:" "$(tail -n 20 "$LOG")"
+        log_has "systemd is not asked" || fail "no word that systemd was not asked:" "$(tail -n 20 "$LOG")"
+        stop_daemon TERM
+        expect_eq "netpolld exit status on SIGTERM" "$DAEMON_RC" 0
+        [ -e "$STATE/restore.journal" ] && fail "restore.journal left after a clean stop:" "$(cat "$STATE/restore.journal")"
+        rm -rf "$ROOT/run"
+        return 0
+}
+
 # A device's value is journaled by the device's identity, not only its name:
 # netpolld is killed, the device goes away and a new one takes its name (a
 # new ifindex); the next start drops the old device's entry instead of writing
@@ -394,6 +416,8 @@ run_case "restored files are byte-identical to the originals" case_restore_is_by
 run_case "a reload that changes state-dir keeps the journal where it is, and StateDir says so" \
         case_reload_keeps_the_state_dir
 run_case "after kill -9 the journal is replayed at restart, then the profile applied" case_crash_recovery
+run_case "after kill -9 a stale irqbalance-ban drop-in is removed by the journal replay" \
+        case_crash_replay_removes_irqbalance_dropin
 run_case "after kill -9, a device replaced under the same name does not get the old device's original" \
         case_replaced_device_not_restored_onto
 run_case "--dry-run writes nothing and logs what it would set" case_dry_run

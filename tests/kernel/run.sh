@@ -298,6 +298,7 @@ SELFTEST_FILES=('*/tools/testing/selftests/kselftest.h' '*/tools/testing/selftes
                 '*/tools/testing/selftests/net/epoll_busy_poll.c')
 [ "$KERNEL" = 7.2 ] && SELFTEST_FILES+=('*/MAINTAINERS' '*/tools/scripts/Makefile.arch'
         '*/tools/testing/selftests/net/busy_poll_test.sh' '*/tools/testing/selftests/net/busy_poller.c'
+        '*/tools/testing/selftests/net/Makefile'
         '*/tools/testing/selftests/net/lib.sh' '*/tools/testing/selftests/net/lib/sh/*'
         '*/tools/net/ynl/Makefile*' '*/tools/net/ynl/lib/*' '*/tools/net/ynl/generated/*' '*/tools/net/ynl/pyynl/*'
         '*/Documentation/netlink/*.yaml' '*/include/uapi/linux/netdev.h'

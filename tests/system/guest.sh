@@ -570,6 +570,103 @@ case_cpu_wake() {
         sctl service-log-level netpolld info
 }
 
+# ---- beside sysctl.d: its values are in place before netpolld records originals
+
+# The boot's order, replayed in one transaction: restarting systemd-sysctl and
+# netpolld together makes systemd order the two jobs by the units' After=, as
+# at boot. The sysctl.d value (444, not the kernel's 300) must be what netpolld
+# journals as the original and what stop puts back.
+case_sysctl_d_order() {
+        local f=/etc/sysctl.d/90-netpolld-systest.conf out
+        out=$(prop After)
+        grep -qw systemd-sysctl.service <<<"$out" || fail "netpolld.service is not After=systemd-sysctl.service: $out"
+        cp "$CONF" /run/np-sysctl-netpolld.conf
+        mkdir -p /etc/netpolld/profiles
+        printf '%s\n' '[profile]' 'description = system test: netdev-budget over sysctl.d' '[knobs]' \
+                'netdev-budget = 600' '[adaptive]' 'enabled = no' >/etc/netpolld/profiles/systest-sysctl.conf
+        printf '[daemon]\nprofile = systest-sysctl\n' >"$CONF"
+        sctl stop netpolld || fail "systemctl stop failed"
+        echo 'net.core.netdev_budget = 444' >"$f"
+        echo 300 >$CORE/netdev_budget # the kernel's default (procps is not in the image)
+        sctl restart systemd-sysctl.service netpolld.service || { fail "systemctl restart systemd-sysctl netpolld failed"; }
+        expect_eq "netdev_budget under the profile" "$(cat $CORE/netdev_budget)" 600
+        out=$(grep $'\t/proc/sys/net/core/netdev_budget\t' $STATE/restore.journal 2>/dev/null)
+        expect_eq "netdev_budget's original in the journal" "${out##*$'\t'}" 444
+        sctl stop netpolld || fail "systemctl stop failed"
+        expect_eq "netdev_budget after stop (sysctl.d's value)" "$(cat $CORE/netdev_budget)" 444
+        rm -f "$f" /etc/netpolld/profiles/systest-sysctl.conf
+        cp /run/np-sysctl-netpolld.conf "$CONF"
+        pristine netdev_budget >$CORE/netdev_budget
+        sctl start netpolld || fail "systemctl start failed"
+        expect_pristine "after the sysctl.d case"
+}
+
+# ---- beside irqbalance: [irq] irqbalance-ban
+
+DROPIN=/run/systemd/system/irqbalance.service.d/50-netpolld.conf
+irqbalance_pid() { timeout 30 systemctl show -P MainPID irqbalance.service; }
+# irqbalance_runs_with BANS: irqbalance runs under a new pid whose command line has exactly these --banirq= options.
+irqbalance_runs_with() {
+        local pid got
+        pid=$(irqbalance_pid)
+        [ "$pid" != 0 ] && [ -r "/proc/$pid/cmdline" ] || return 1
+        got=$(tr '\0' '\n' <"/proc/$pid/cmdline" | grep -e '^--banirq=' | sort | tr '\n' ' ')
+        [ "$got" = "$1" ]
+}
+case_irqbalance_ban() {
+        local dev= d virtio irqs= bans= i pid0 pid1 c=/run/np-mark want
+        if ! systemctl cat irqbalance.service >/dev/null 2>&1; then
+                skip_case "irqbalance is not installed in the guest image"
+                return
+        fi
+        sctl start irqbalance.service
+        if ! wait_for 20 is_irqbalance_active; then
+                skip_case "irqbalance.service does not run here ($(nproc) CPUs): $(systemctl show -P ActiveState,Result irqbalance.service | tr '\n' ' ')"
+                return
+        fi
+        for d in /sys/class/net/*; do
+                [ -e "$d/device" ] && { dev=${d##*/}; break; }
+        done
+        [ -n "$dev" ] || { skip_case "no network device with a bus device (dummy and veth have no IRQs)"; return; }
+        virtio=$(basename "$(readlink -f "/sys/class/net/$dev/device")")
+        irqs=$(sed -n "s/^ *\([0-9]*\):.* $virtio-\(input\|output\)\.[0-9]*\$/\1/p" /proc/interrupts | sort -n | tr '\n' ' ')
+        [ -n "$irqs" ] || { skip_case "$dev ($virtio) has no queue IRQs in /proc/interrupts"; return; }
+        diag "$dev ($virtio): queue IRQs $irqs"
+        for i in $irqs; do bans+="--banirq=$i "; done
+        want=$(tr ' ' '\n' <<<"$bans" | grep . | sort | tr '\n' ' ')
+        cp "$CONF" /run/np-irqb-netpolld.conf
+        mkdir -p /etc/netpolld/profiles
+        printf '%s\n' '[profile]' 'description = system test: steer the NIC, ban its IRQs from irqbalance' \
+                '[adaptive]' 'enabled = no' '[irq]' "devices = $dev" 'irqbalance-ban = yes' \
+                >/etc/netpolld/profiles/systest-irqb.conf
+        printf '[daemon]\nprofile = systest-irqb\n' >"$CONF"
+        pid0=$(irqbalance_pid)
+        mark $c
+        sctl restart netpolld || { fail "restart with irqbalance-ban failed"; return; }
+        wait_for 30 test -e "$DROPIN" || fail "no $DROPIN:" "$(journal_since $c -o cat | tail -n 20)"
+        diag "$(cat "$DROPIN" 2>/dev/null)"
+        for i in $irqs; do
+                grep -q -- "--banirq=$i\b" "$DROPIN" 2>/dev/null || fail "$DROPIN does not ban IRQ $i"
+        done
+        grep -q '^ExecStart=$' "$DROPIN" 2>/dev/null || fail "$DROPIN does not reset ExecStart="
+        wait_for 30 irqbalance_runs_with "$want" ||
+                fail "irqbalance was not restarted with $want (pid $pid0 -> $(irqbalance_pid)):" \
+                     "$(tr '\0' ' ' <"/proc/$(irqbalance_pid)/cmdline" 2>/dev/null)" "$(journal_since $c -o cat | tail -n 20)"
+        pid1=$(irqbalance_pid)
+        diag "irqbalance (pid $pid1): $(tr '\0' ' ' <"/proc/$pid1/cmdline")"
+        grep -q "$DROPIN" $STATE/restore.journal 2>/dev/null || fail "the drop-in is not in the restore journal"
+
+        sctl stop netpolld || fail "systemctl stop failed"
+        [ -e "$DROPIN" ] && fail "$DROPIN left after systemctl stop netpolld"
+        wait_for 30 irqbalance_runs_with "" ||
+                fail "irqbalance not restarted without the bans after the stop: $(tr '\0' ' ' <"/proc/$(irqbalance_pid)/cmdline" 2>/dev/null)"
+        [ "$(irqbalance_pid)" != "$pid1" ] || fail "irqbalance kept pid $pid1 after the stop"
+        rm -f /etc/netpolld/profiles/systest-irqb.conf
+        cp /run/np-irqb-netpolld.conf "$CONF"
+        sctl start netpolld || fail "systemctl start failed"
+}
+is_irqbalance_active() { [ "$(timeout 30 systemctl show -P ActiveState irqbalance.service)" = active ]; }
+
 case_security() {
         local out level
         out=$(timeout 120 systemd-analyze security --no-pager netpolld.service 2>&1)
@@ -741,6 +838,8 @@ if [ "$PHASE" != done ] && systemctl is-enabled netpolld >/dev/null 2>&1; then
         run_case "SIGSTOP: the watchdog kills and restarts netpolld, values restored" case_watchdog
         run_case "systemctl service-log-level netpolld debug puts debug lines in the journal" case_log_level
         run_case "the CPU pressure trigger: armed while traffic flows; rests under traffic; waiting wakes it; removed after" case_cpu_wake
+        run_case "beside sysctl.d: ordered after systemd-sysctl, its value is the original netpolld journals and restores" case_sysctl_d_order
+        run_case "[irq] irqbalance-ban: the drop-in bans the steered IRQs, irqbalance restarts with them, stop removes it" case_irqbalance_ban
         run_case "systemd-analyze security netpolld.service: exposure <= 1.9" case_security
         run_case "systemctl stop restores every net.core value" case_stop
         run_case "apt-get purge removes netpolld's state and leaves every value as before" case_purge

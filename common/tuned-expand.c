@@ -368,3 +368,11 @@ int tuned_expand(const TunedVars *v, const char *value, char **ret, char **ret_r
         *ret = TAKE_PTR(s);
         return 0;
 }
+
+char *tuned_unquote(const char *v) {
+        size_t n = strlen(v);
+
+        if (n >= 2 && v[0] == '"' && v[n - 1] == '"' && !memchr(v, '\n', n))
+                return strndup(v + 1, n - 2);
+        return strdup(v);
+}

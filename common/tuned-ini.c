@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "textfile.h"
 #include "tuned.h"
 
 const char *const tuned_default_dirs[] = { "/etc/tuned", "/usr/lib/tuned", NULL };
@@ -155,17 +156,6 @@ TunedSection *tuned_file_section(TunedFile *f, const char *name) {
         return NULL;
 }
 
-static char *strip(char *s) {
-        size_t n;
-
-        while (isspace((unsigned char) *s))
-                s++;
-        n = strlen(s);
-        while (n > 0 && isspace((unsigned char) s[n - 1]))
-                s[--n] = '\0';
-        return s;
-}
-
 /* Where an inline comment starts: the first '#' at the start or after a blank; NULL if none. */
 static char *inline_comment(char *line) {
         for (char *p = strchr(line, '#'); p; p = strchr(p + 1, '#'))
@@ -277,11 +267,11 @@ static int parse_line(Parser *p, char *line, unsigned lineno, char **ret_error) 
         size_t indent;
         int r;
 
-        text = strip(memcpy(p->text, line, strlen(line) + 1));
+        text = textfile_strip(memcpy(p->text, line, strlen(line) + 1));
         c = inline_comment(line);
         if (c)
                 *c = '\0';
-        value = strip(line);
+        value = textfile_strip(line);
         if (startswith(text, "#") || startswith(text, ";"))
                 return 0;       /* a comment line leaves a value open, as configparser does */
         if (!*value) {
@@ -329,10 +319,10 @@ static int parse_line(Parser *p, char *line, unsigned lineno, char **ret_error) 
                                    "'%s' is not a [section] header, a KEY = VALUE line or a comment",
                                    tuned_excerpt(text, buf));
         *eq = '\0';
-        if (!*strip(value))
+        if (!*textfile_strip(value))
                 return tuned_error(ret_error, -EBADMSG, path, lineno, "'%s' has no key before '='",
                                    tuned_excerpt(text, buf));
-        return parser_option(p, strip(value), strip(eq + 1), lineno, text);
+        return parser_option(p, textfile_strip(value), textfile_strip(eq + 1), lineno, text);
 }
 
 /* One line of f into line, newline removed: 1, 0 at the end of the file, -E2BIG past TUNED_LINE_MAX, -errno. */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tuned.h: reading tuned profiles for "netpollctl profile import-tuned":
- * the INI dialect tuned's loader reads (tuned-ini.c), the profile chain
- * with its includes, merge and variables (tuned-profile.c), and the mapping
- * of what it sets onto netpolld's knob catalog, written as a netpolld
- * profile (tuned-map.c). Offline and pure but for reading the profile
- * files; nothing here logs. Errors come back as a negative errno and a
+ * tuned.h: reading tuned profiles, shared by "netpollctl profile
+ * import-tuned" (cli/tuned-import.h maps them onto the catalog) and the
+ * daemon's other-owner hint (which tuned profile line sets a sysctl): the
+ * INI dialect tuned's loader reads (tuned-ini.c), the profile chain with its
+ * includes, merge and variables (tuned-profile.c, tuned-expand.c). Pure but
+ * for reading the profile files (regular files only, bounded lines and
+ * expansion); nothing here logs. Errors come back as a negative errno and a
  * message naming the file and line ("FILE:LINE: what").
  */
 #pragma once
@@ -142,26 +143,3 @@ TunedSection *tuned_file_section(TunedFile *f, const char *name);
 int tuned_profile_load(const char *name_or_path, char *const *dirs, TunedProfile **ret, char **ret_error);
 TunedProfile *tuned_profile_free(TunedProfile *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(TunedProfile *, tuned_profile_free);
-
-/* One line of the netpolld profile: a knob of the catalog and the tuned option it comes from. */
-typedef struct TunedKnob {
-        const char *knob;       /* catalog name */
-        char *value;            /* as the profile writes it ("50us") */
-        char *kernel;           /* what netpolld then writes to the file, equal to what tuned writes */
-        TunedOption origin;
-} TunedKnob;
-
-typedef struct TunedImport {
-        TunedKnob *knobs;
-        size_t n_knobs;
-        TunedNote *skipped;     /* the profile's notes, then every entry not mapped */
-        size_t n_skipped;
-} TunedImport;
-
-/* Maps p's entries onto the knob catalog (pure). 0 or -ENOMEM. */
-int tuned_import(const TunedProfile *p, TunedImport **ret);
-TunedImport *tuned_import_free(TunedImport *imp);
-DEFINE_TRIVIAL_CLEANUP_FUNC(TunedImport *, tuned_import_free);
-
-/* The netpolld profile text for imp (the report as a comment block at its end). Caller frees. */
-char *tuned_import_format(const TunedImport *imp, const TunedProfile *p);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "strv.h"
+#include "textfile.h"
 #include "tuned.h"
 
 typedef struct Loader {
@@ -299,9 +300,9 @@ static int load_file(Loader *l, const char *path, const TunedOption *from) {
         char *slash;
         int r;
 
-        file = fopen(path, "re");
-        if (!file) {
-                r = -errno;
+        /* Regular files only: a FIFO named tuned.conf must not block the reader (the daemon reads these too). */
+        r = textfile_fopen(path, &file);
+        if (r < 0) {
                 if (from)
                         return tuned_error(l->ret_error, r, from->file, from->line, "include: cannot open %s: %s",
                                            path, strerror(-r));
@@ -464,8 +465,7 @@ static int read_variables_file(TunedProfile *p, const TunedOption *inc, char **r
 
         if (!path)
                 return -ENOMEM;
-        file = fopen(path, "re");
-        r = file ? 0 : -errno;
+        r = textfile_fopen(path, &file);
         if (r == -ENOENT)
                 return tuned_notes_add(&p->notes, &p->n_notes, inc,
                                        "variables file %s not found (tuned skips it too): the variables it would "

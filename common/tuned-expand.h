@@ -45,3 +45,6 @@ bool tuned_var_name_valid(const char *s);
  * TUNED_VALUE_MAX. -ENOMEM.
  */
 int tuned_expand(const TunedVars *v, const char *value, char **ret, char **ret_reason);
+
+/* tuned's unquote: one pair of double quotes around the whole value goes. Caller frees; NULL on ENOMEM. */
+char *tuned_unquote(const char *v);
