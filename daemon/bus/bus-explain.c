@@ -1,20 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * bus-explain.c: Explain(s name): resolves the name (a knob, a per-NAPI
- * instance, or a value netpolld steers) and returns manager-explain.c's
- * findings. Read-only and unprivileged, like GetKnob.
+ * bus-explain.c: Explain(s name): manager_explain()'s findings (a knob, a
+ * value netpolld steers or a per-NAPI instance) in the reply's shape.
+ * Read-only and unprivileged, like GetKnob.
  */
 #include "bus-explain.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
-#include "bus-napi.h"
-#include "macro.h"
 #include "bus.h"
 #include "escape.h"
 #include "explain.h"
-#include "napi.h"
+#include "macro.h"
 #include "other-owner.h"
 
 static int append_explanation(sd_bus_message *reply, const Explanation *e) {
@@ -61,36 +59,16 @@ int method_explain(sd_bus_message *message, void *userdata, sd_bus_error *error)
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(explanation_done) Explanation e = {};
         _cleanup_(freep) char *msg = NULL;
-        Manager *m = userdata;
         const char *name;
-        NapiRef ref;
         int r;
 
         /* Read-only: outside changes are the ownership timer's to notice, not a reader's. */
         r = sd_bus_message_read(message, "s", &name);
         if (r < 0)
                 return r;
-        if (napi_ref_parse(name, &ref, NULL) >= 0 && m->owner) {
-                const KnobDesc *d = NULL;
-                uint64_t value;
-                Target t;
-
-                /* A per-NAPI instance, unless the owner holds a value by that name. Other names
-                 * (rps-cpus@DEV:rx-N, irq-affinity@DEV:rx-N) are the manager's to resolve. */
-                if (owner_find_target(m->owner, name, &t) < 0) {
-                        r = napi_resolve(m, name, &t, &d, &value, error);
-                        if (r < 0)
-                                return r;
-                        r = manager_explain_targets(m, name, d, &t, 1, &e);
-                        if (r < 0)
-                                return r;
-                        goto reply;
-                }
-        }
-        r = manager_explain(m, name, &e, &msg);
+        r = manager_explain(userdata, name, &e, &msg);
         if (r < 0)
                 return bus_error_from_manager(error, r, msg);
-reply:
         r = sd_bus_message_new_method_return(message, &reply);
         if (r < 0)
                 return r;

@@ -10,17 +10,16 @@
 #include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
-#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "adapt.h"
-#include "irqpin.h"
 #include "bus-explain.h"
+#include "bus-irq.h"
 #include "bus-logcontrol.h"
-#include "bus-napi.h"
 #include "escape.h"
 #include "log.h"
 #include "strv.h"
+#include "views.h"
 
 int bus_error_from_manager(sd_bus_error *error, int r, const char *message) {
         /* The manager's MANAGER_E_* codes are the errnos bus_error_map gives the names. */
@@ -65,7 +64,7 @@ int bus_check_privileged(sd_bus_message *message, sd_bus_error *error) {
                                 "Changing netpolld's knobs, profile, mode or logging needs root or CAP_NET_ADMIN.");
 }
 
-void bus_emit_knob_changed(sd_bus *bus, const char *name, const char *old, const char *new, const char *reason) {
+static void bus_emit_knob_changed(sd_bus *bus, const char *name, const char *old, const char *new, const char *reason) {
         _cleanup_(text_pool_done) TextPool t = {};
         int r = sd_bus_emit_signal(bus, BUS_PATH, BUS_INTERFACE, "KnobChanged", "ssss", bus_text(&t, name),
                                    bus_text(&t, old), bus_text(&t, new), bus_text(&t, reason));
@@ -73,7 +72,7 @@ void bus_emit_knob_changed(sd_bus *bus, const char *name, const char *old, const
                 log_warning_errno(r, "could not emit KnobChanged for %s: %m, ignoring", name);
 }
 
-void bus_emit_state_changed(sd_bus *bus) {
+static void bus_emit_state_changed(sd_bus *bus) {
         int r = sd_bus_emit_properties_changed(bus, BUS_PATH, BUS_INTERFACE, "ActiveProfile", "ActiveProfilePath",
                                                "Mode", "DryRun", "Interval", "ActiveRule", "RuleProfile",
                                                "ProfilePinned", NULL);
@@ -81,59 +80,25 @@ void bus_emit_state_changed(sd_bus *bus) {
                 log_warning_errno(r, "could not emit PropertiesChanged: %m, ignoring");
 }
 
-static void notify_status(Manager *m) {
-        sd_notifyf(false, "STATUS=Profile %s, %s mode%s", m->profile ? m->profile->name : "(none)", adapter_mode(m->adapter),
-                   manager_dry_run(m) ? ", dry run" : "");
-}
-
-int bus_reload(sd_bus *bus, Manager *m, char **ret_message) {
-        int r;
-
-        sd_notify(false, "RELOADING=1\nSTATUS=Reloading configuration");
-        r = manager_reload(m, ret_message);
-        if (r < 0)
-                log_error("reload refused, the running configuration stays in force:\n%s",
-                          strempty(*ret_message));
-        else {
-                log_info("reloaded: profile %s", m->profile->name);
-                if (bus)
-                        bus_emit_state_changed(bus);
-        }
-        sd_notify(false, "READY=1");
-        notify_status(m);
-        return r;
-}
-
 static int method_list_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(text_pool_done) TextPool t = {};
-        Manager *m = userdata;
+        KnobRow *rows = NULL;
+        size_t n = 0;
         int r;
 
+        r = manager_list_knobs(userdata, &rows, &n);
+        if (r < 0)
+                return r;
         r = sd_bus_message_new_method_return(message, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "(ssssbss)");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < m->n_knobs; i++) {
-                const KnobState *k = &m->knobs[i];
-                const KnobDesc *d = k->ref.desc;
-                _cleanup_(freep) char *value = NULL;
-                char name[64];
-                KnobValue v;
-                int s = knob_supported(&k->ref, m->sysroot);
-
-                if (s > 0 && knob_read(&k->ref, m->sysroot, &v) >= 0)
-                        value = knob_format_value(d, &v);
-                r = sd_bus_message_append(reply, "(ssssbss)", bus_text(&t, knob_ref_format(&k->ref, name, sizeof(name))),
-                                          strempty(value), d->unit,
-                                          origin_to_string(s > 0 ? manager_knob_origin(m, &k->ref) : ORIGIN_DEFAULT), s > 0,
-                                          s > 0 ? "" : knob_needs(d), d->summary);
-                if (r < 0)
-                        return r;
-        }
-        r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(ssssbss)");
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = sd_bus_message_append(reply, "(ssssbss)", bus_text(&t, rows[i].name), rows[i].value, rows[i].unit,
+                                          rows[i].origin, rows[i].supported, rows[i].needs, rows[i].summary);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        knob_rows_free(rows, n);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -142,20 +107,20 @@ static int method_list_knobs(sd_bus_message *message, void *userdata, sd_bus_err
 static int method_get_knob(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(freep) char *value = NULL, *msg = NULL;
         Manager *m = userdata;
-        ValueOrigin origin;
-        const char *name;
+        const char *name, *origin;
         int r;
 
         /* Read-only: outside changes are the ownership timer's to notice, not a reader's. */
         r = sd_bus_message_read(message, "s", &name);
         if (r < 0)
                 return r;
-        if (is_napi_ref(name))
-                return get_napi(message, m, name, error);
-        r = manager_get_knob(m, name, &value, &origin, &msg);
+        if (manager_is_napi_ref(name))
+                r = manager_get_napi(m, name, &value, &origin, &msg);
+        else
+                r = manager_get_knob(m, name, &value, &origin, &msg);
         if (r < 0)
                 return bus_error_from_manager(error, r, msg);
-        return sd_bus_reply_method_return(message, "ss", value, origin_to_string(origin));
+        return sd_bus_reply_method_return(message, "ss", value, origin);
 }
 
 static int reply_pairs(sd_bus_message *message, char **names, char **values) {
@@ -192,8 +157,13 @@ static int method_set_knob(sd_bus_message *message, void *userdata, sd_bus_error
         r = sd_bus_message_read(message, "ss", &name, &value);
         if (r < 0)
                 return r;
-        if (is_napi_ref(name))
-                return set_napi(message, m, name, value, error);
+        if (manager_is_napi_ref(name)) {
+                _cleanup_(freep) char *now = NULL;
+                r = manager_set_napi(m, name, value, &now, &msg);
+                if (r < 0)
+                        return bus_error_from_manager(error, r, msg);
+                return sd_bus_reply_method_return(message, "s", now);
+        }
         manager_check_external(m);
         char *pairs[] = { (char *)name, (char *)value, NULL };
         r = manager_set_knobs(m, pairs, &values, &msg);
@@ -224,14 +194,19 @@ static int method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_erro
         if (r < 0)
                 return r;
         for (char **n = names; n && *n; n++)
-                if (is_napi_ref(*n) && strv_length(names) > 1)
+                if (manager_is_napi_ref(*n) && strv_length(names) > 1)
                         return sd_bus_error_setf(error, BUS_ERROR_INVALID_VALUE,
                                                  "%s: per-NAPI knobs are set one at a time, not with other knobs",
                                                  *n);
-        if (names && is_napi_ref(names[0]))
-                return set_napi_pairs(message, m, pairs[0], pairs[1], error);
-        manager_check_external(m);
-        r = manager_set_knobs(m, pairs, &values, &msg);
+        if (names && manager_is_napi_ref(names[0])) {
+                values = calloc(2, sizeof(char *));
+                if (!values)
+                        return -ENOMEM;
+                r = manager_set_napi(m, pairs[0], pairs[1], &values[0], &msg);
+        } else {
+                manager_check_external(m);
+                r = manager_set_knobs(m, pairs, &values, &msg);
+        }
         if (r < 0)
                 return bus_error_from_manager(error, r, msg);
         return reply_pairs(message, names, values);
@@ -249,10 +224,12 @@ static int method_reset_knob(sd_bus_message *message, void *userdata, sd_bus_err
         r = sd_bus_message_read(message, "s", &name);
         if (r < 0)
                 return r;
-        if (is_napi_ref(name))
-                return reset_napi(message, m, name, error);
-        manager_check_external(m);
-        r = manager_reset_knob(m, name, &value, &msg);
+        if (manager_is_napi_ref(name))
+                r = manager_reset_napi(m, name, &value, &msg);
+        else {
+                manager_check_external(m);
+                r = manager_reset_knob(m, name, &value, &msg);
+        }
         if (r < 0)
                 return bus_error_from_manager(error, r, msg);
         return sd_bus_reply_method_return(message, "s", value);
@@ -260,46 +237,56 @@ static int method_reset_knob(sd_bus_message *message, void *userdata, sd_bus_err
 
 static int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_(strv_freep) char **names = NULL;
         _cleanup_(text_pool_done) TextPool t = {};
-        Manager *m = userdata;
+        ProfileRow *rows = NULL;
+        size_t n = 0;
         int r;
 
-        r = profile_list(m->profile_dirs, &names);
+        r = manager_list_profiles(userdata, &rows, &n);
         if (r < 0)
                 return r;
         r = sd_bus_message_new_method_return(message, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "(sss)");
-        if (r < 0)
-                return r;
-        for (char **n = names; *n; n++) {
-                _cleanup_(freep) char *path = NULL, *summary = NULL;
-
-                /* A broken profile is still listed, with its first error, so a person can find and fix it. */
-                r = profile_summary(*n, m->profile_dirs, &path, &summary);
-                if (r == -ENOENT)
-                        continue; /* removed since it was listed */
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append(reply, "(sss)", bus_text(&t, *n), bus_text(&t, path), bus_text(&t, summary));
-                if (r < 0)
-                        return r;
-        }
-        r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sss)");
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = sd_bus_message_append(reply, "(sss)", bus_text(&t, rows[i].name), bus_text(&t, rows[i].path),
+                                          bus_text(&t, rows[i].summary));
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        profile_rows_free(rows, n);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
 }
 
+static int append_profile(sd_bus_message *reply, const Profile *p, const ProfileLine *lines, size_t n) {
+        _cleanup_(text_pool_done) TextPool t = {};
+        int r;
+
+        r = sd_bus_message_append(reply, "ss", bus_text(&t, p->path), bus_text(&t, p->description));
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "s");
+        for (char **c = p->chain; r >= 0 && c && *c; c++)
+                r = sd_bus_message_append(reply, "s", bus_text(&t, *c));
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(ssss)");
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = sd_bus_message_append(reply, "(ssss)", bus_text(&t, lines[i].section), bus_text(&t, lines[i].key),
+                                          bus_text(&t, lines[i].value), bus_text(&t, lines[i].origin));
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
 static int method_show_profile(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(profile_freep) Profile *p = NULL;
-        _cleanup_(strv_freep) char **errors = NULL;
-        _cleanup_(text_pool_done) TextPool t = {};
-        Manager *m = userdata;
+        _cleanup_(freep) char *msg = NULL;
+        ProfileLine *lines = NULL;
         const char *name;
+        size_t n = 0;
         int r;
 
         r = sd_bus_message_read(message, "s", &name);
@@ -315,54 +302,13 @@ static int method_show_profile(sd_bus_message *message, void *userdata, sd_bus_e
                 if (r < 0)
                         return r;
         }
-        r = profile_load(&p, name, m->profile_dirs, &errors);
-        if (r < 0) {
-                _cleanup_(freep) char *msg = strv_join(errors, "\n");
-                if (!msg)
-                        return -ENOMEM;
-                return bus_error_from_manager(error, r == -ENOENT ? -MANAGER_E_UNKNOWN_PROFILE
-                                                                  : -MANAGER_E_INVALID_PROFILE, msg);
-        }
-
+        r = manager_show_profile(userdata, name, &p, &lines, &n, &msg);
+        if (r < 0)
+                return bus_error_from_manager(error, r, msg);
         r = sd_bus_message_new_method_return(message, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(reply, "ss", bus_text(&t, p->path), bus_text(&t, p->description));
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "s");
-        for (char **c = p->chain; r >= 0 && c && *c; c++)
-                r = sd_bus_message_append(reply, "s", bus_text(&t, *c));
         if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "(ssss)");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < p->n_knobs; i++) {
-                const ProfileKnob *pk = &p->knobs[i];
-                _cleanup_(freep) char *value = knob_format_value(pk->ref.desc, &pk->value), *origin = NULL;
-                char key[64];
-                if (!value || asprintf(&origin, "%s:%u", pk->origin.file, pk->origin.line) < 0)
-                        return -ENOMEM;
-                r = sd_bus_message_append(reply, "(ssss)", "knobs",
-                                          bus_text(&t, knob_ref_format(&pk->ref, key, sizeof(key))), value,
-                                          bus_text(&t, origin));
-                if (r < 0)
-                        return r;
-        }
-        for (size_t i = 0; i < p->n_settings; i++) {
-                const ProfileSetting *s = &p->settings[i];
-                _cleanup_(freep) char *origin = NULL;
-                if (asprintf(&origin, "%s:%u", s->origin.file, s->origin.line) < 0)
-                        return -ENOMEM;
-                r = sd_bus_message_append(reply, "(ssss)", bus_text(&t, s->section), bus_text(&t, s->key),
-                                          bus_text(&t, s->value), bus_text(&t, origin));
-                if (r < 0)
-                        return r;
-        }
-        r = sd_bus_message_close_container(reply);
+                r = append_profile(reply, p, lines, n);
+        profile_lines_free(lines, n);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -386,7 +332,7 @@ static int method_set_profile(sd_bus_message *message, void *userdata, sd_bus_er
                 return bus_error_from_manager(error, r, msg);
         log_info("switched to profile %s (%s)", m->profile->name, m->profile->path);
         bus_emit_state_changed(sd_bus_message_get_bus(message));
-        notify_status(m);
+        manager_notify_status(m);
         return sd_bus_reply_method_return(message, NULL);
 }
 
@@ -403,7 +349,7 @@ static int method_release_profile(sd_bus_message *message, void *userdata, sd_bu
         if (r < 0)
                 return bus_error_from_manager(error, r, msg);
         bus_emit_state_changed(sd_bus_message_get_bus(message));
-        notify_status(m);
+        manager_notify_status(m);
         return sd_bus_reply_method_return(message, NULL);
 }
 
@@ -415,7 +361,7 @@ static int method_reload(sd_bus_message *message, void *userdata, sd_bus_error *
         r = bus_check_privileged(message, error);
         if (r < 0)
                 return r;
-        r = bus_reload(sd_bus_message_get_bus(message), m, &msg);
+        r = manager_reload_notify(m, &msg);
         if (r < 0)
                 return bus_error_from_manager(error, r, msg);
         return sd_bus_reply_method_return(message, NULL);
@@ -444,42 +390,33 @@ static int method_set_mode(sd_bus_message *message, void *userdata, sd_bus_error
         if (r < 0)
                 return r;
         sd_bus_emit_properties_changed(sd_bus_message_get_bus(message), BUS_PATH, BUS_INTERFACE, "Mode", NULL);
-        notify_status(m);
+        manager_notify_status(m);
         return sd_bus_reply_method_return(message, NULL);
 }
 
 static int method_get_load(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        Manager *m = userdata;
-        const Monitor *mon;
+        _cleanup_(freep) CpuLoad *cpus = NULL;
+        _cleanup_(freep) char *msg = NULL;
+        const char *source;
+        size_t n = 0;
+        bool psi;
         int r;
 
-        r = adapter_load(m->adapter, &mon);
-        if (r == -ENODEV)
-                return sd_bus_error_setf(error, BUS_ERROR_FAILED,
-                                         "CPU and softnet statistics cannot be read below %s", m->sysroot);
+        r = manager_load(userdata, &source, &psi, &cpus, &n, &msg);
         if (r < 0)
-                return r;
+                return msg ? bus_error_from_manager(error, r, msg) : r;
         r = sd_bus_message_new_method_return(message, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(reply, "sb", monitor_source_name(mon), monitor_uses_psi(mon));
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "(utttttt)");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < monitor_n_cpus(mon); i++) {
-                const MonitorCpu *c = monitor_cpu(mon, i);
-                if (!c || !c->online)
-                        continue;
-                r = sd_bus_message_append(reply, "(utttttt)", (uint32_t)i, c->runnable_milli, c->net_rx_per_sec,
-                                          c->net_tx_per_sec, c->processed_per_sec, c->squeeze_per_sec,
-                                          c->drops_per_sec);
-                if (r < 0)
-                        return r;
-        }
-        r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "sb", source, psi);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(utttttt)");
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = sd_bus_message_append(reply, "(utttttt)", cpus[i].cpu, cpus[i].runnable_milli,
+                                          cpus[i].net_rx_per_sec, cpus[i].net_tx_per_sec, cpus[i].processed_per_sec,
+                                          cpus[i].squeeze_per_sec, cpus[i].drops_per_sec);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -493,37 +430,6 @@ static int method_get_metrics(sd_bus_message *message, void *userdata, sd_bus_er
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(message, "s", text);
-}
-
-/* ListIrqs and ListNapiThreads: the same rows (irqpin_list()), appended in one method's shape. */
-static int reply_irq_rows(sd_bus_message *message, Manager *m, sd_bus_error *error,
-                          int (*append)(sd_bus_message *m, const IrqRow *rows, size_t n)) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        IrqRow *rows = NULL;
-        size_t n = 0;
-        int r;
-
-        if (!m->irqpin)
-                return sd_bus_error_setf(error, BUS_ERROR_FAILED,
-                                         "netpolld could not open netlink at start-up: no device information");
-        r = irqpin_list(m->irqpin, &rows, &n);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r >= 0)
-                r = append(reply, rows, n);
-        irq_rows_free(rows, n);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
-}
-
-static int method_list_irqs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        return reply_irq_rows(message, userdata, error, irq_rows_append);
-}
-
-static int method_list_napi_threads(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        return reply_irq_rows(message, userdata, error, napi_thread_rows_append);
 }
 
 static int property_get_string(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -548,11 +454,8 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
                 s = manager_active_rule(m) ? manager_active_rule(m)->name : "";
         else if (streq(property, "RuleProfile"))
                 s = manager_active_rule(m) ? manager_active_rule(m)->profile : "";
-        else if (streq(property, "RunqueueSource")) {
-                /* Never sample here: that would cut GetLoad's window short. */
-                const Monitor *mon = adapter_monitor(m->adapter);
-                s = mon ? monitor_source_name(mon) : "";
-        }
+        else if (streq(property, "RunqueueSource"))
+                s = manager_runqueue_source(m);
         /* Paths (ActiveProfilePath, StateDir, Sysroot) and names may hold any byte. */
         return sd_bus_message_append(reply, "s", bus_text(&t, s));
 }
@@ -570,9 +473,7 @@ static int property_get_pinned(sd_bus *bus, const char *path, const char *interf
 
 static int property_get_pressure(sd_bus *bus, const char *path, const char *interface, const char *property,
                                  sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        const Monitor *mon = adapter_monitor(m->adapter);
-        return sd_bus_message_append(reply, "b", mon && monitor_uses_psi(mon));
+        return sd_bus_message_append(reply, "b", manager_uses_pressure(userdata));
 }
 
 static int property_get_interval(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -647,7 +548,7 @@ const BusObject bus_objects[] = {
 };
 const size_t bus_n_objects = ELEMENTSOF(bus_objects);
 
-int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address) {
+static int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r;
 
@@ -682,5 +583,38 @@ int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address) {
                 return r;
 
         *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+/* The Manager's listener: its userdata is the connection. */
+static void on_knob_changed(void *userdata, const char *name, const char *old, const char *new, const char *reason) {
+        bus_emit_knob_changed(userdata, name, old, new, reason);
+}
+
+static void on_state_changed(void *userdata) {
+        bus_emit_state_changed(userdata);
+}
+
+static void on_manager_gone(void *userdata) {
+        sd_bus_flush_close_unref(userdata);
+}
+
+static const ManagerListener bus_listener = {
+        .knob_changed = on_knob_changed,
+        .state_changed = on_state_changed,
+        .gone = on_manager_gone,
+};
+
+int bus_attach(Manager *m, sd_event *event, void *userdata) {
+        const char *address = userdata;
+        sd_bus *bus;
+        int r;
+
+        r = bus_setup(&bus, event, m, address);
+        if (r == -EEXIST)
+                return log_error_errno(r, "another netpolld already owns %s on this bus", BUS_NAME);
+        if (r < 0)
+                return log_error_errno(r, "cannot connect to %s: %m", address ?: "the system bus");
+        manager_listen(m, &bus_listener, bus);
         return 0;
 }

@@ -47,11 +47,13 @@ extern const BusObject bus_objects[];
 extern const size_t bus_n_objects;
 
 /*
- * Connects (address NULL: the system bus), registers bus_objects (the Manager
- * and org.freedesktop.LogControl1, bus-logcontrol.h) and takes the name,
- * attached to the event loop.
+ * The ManagerAttach of the daemon (manager.h), userdata the bus address (NULL:
+ * the system bus): connects, registers bus_objects (the Manager and
+ * org.freedesktop.LogControl1, bus-logcontrol.h), takes the name, attaches to
+ * the event loop and listens to the Manager (KnobChanged, PropertiesChanged;
+ * the connection is flushed and closed when the Manager goes). Logs failures.
  */
-int bus_setup(sd_bus **ret, sd_event *event, Manager *m, const char *address);
+int bus_attach(Manager *m, sd_event *event, void *userdata);
 
 /*
  * The gate of every change: 0 when the sender is uid 0 or holds CAP_NET_ADMIN,
@@ -63,11 +65,3 @@ int bus_check_privileged(sd_bus_message *message, sd_bus_error *error);
 /* Sets the D-Bus error a MANAGER_E_* errno maps to (message NULL: strerror); returns a negative errno. */
 int bus_error_from_manager(sd_bus_error *error, int r, const char *message);
 
-/* The KnobChanged signal (values as people read them, with units). */
-void bus_emit_knob_changed(sd_bus *bus, const char *name, const char *old, const char *new, const char *reason);
-
-/* PropertiesChanged for the properties a reload or profile switch can change. */
-void bus_emit_state_changed(sd_bus *bus);
-
-/* Re-reads configuration with the sd_notify protocol around it (SIGHUP and Reload()). */
-int bus_reload(sd_bus *bus, Manager *m, char **ret_message);

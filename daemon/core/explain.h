@@ -66,15 +66,11 @@ void explanation_done(Explanation *e);
 /*
  * Explains a knob ("busy-read", "gro-flush-timeout@eth1") or any value the
  * owner holds by its name ("irq-affinity@eth1:rx-0", "rps-cpus@eth1:rx-0"),
- * and a queue of a per-queue knob by that name before netpolld holds it.
+ * then a per-NAPI instance ("gro-flush-timeout@eth1:napi-8193",
+ * manager-napi.c), and a queue of a per-queue knob by that name before
+ * netpolld holds it.
  * MANAGER_E_* errors with a message as manager_get_knob(); *ret is filled on
  * success (explanation_done() frees it).
  */
 int manager_explain(Manager *m, const char *name, Explanation *ret, char **ret_message);
 
-/*
- * The same for targets the caller resolved (a per-NAPI instance): d formats
- * their values (NULL: the kernel's text).
- */
-int manager_explain_targets(Manager *m, const char *name, const KnobDesc *d, const Target *t, size_t n,
-                            Explanation *ret);

@@ -14,6 +14,7 @@
 
 #include "macro.h"
 #include "manager-internal.h"
+#include "napi.h"
 #include "other-owner.h"
 
 static void wish_done(ExplainWish *w) {
@@ -209,8 +210,9 @@ static int add_decisions(Manager *m, const KnobDesc *d, Explanation *e) {
         return 0;
 }
 
-int manager_explain_targets(Manager *m, const char *name, const KnobDesc *d, const Target *t, size_t n,
-                            Explanation *ret) {
+/* The explanation of targets already resolved: d formats their values (NULL: the kernel's text). */
+static int explain_targets(Manager *m, const char *name, const KnobDesc *d, const Target *t, size_t n,
+                           Explanation *ret) {
         _cleanup_(explanation_done) Explanation e = {
                 .name = strdup(name),
                 .unit = d ? d->unit : "",
@@ -261,7 +263,7 @@ static int explain_instance(Manager *m, const KnobName *kn, Explanation *ret, ch
 
         knob_name_format(kn, name, sizeof(name));
         if (m->owner && owner_find_target(m->owner, name, &held) >= 0)
-                return manager_explain_targets(m, name, d, &held, 1, ret);
+                return explain_targets(m, name, d, &held, 1, ret);
         if (m->owner && d && (d->scope == KNOB_RX_QUEUES || d->scope == KNOB_TX_QUEUES) && !kn->napi_id) {
                 KnobRef ref = { .desc = d };
 
@@ -273,7 +275,7 @@ static int explain_instance(Manager *m, const KnobName *kn, Explanation *ret, ch
                         return asprintf(ret_message, "cannot explain %s: %s", name, strerror(-r)) < 0 ? -ENOMEM : r;
                 for (size_t i = 0; i < n; i++)
                         if (streq(t[i].name, name))
-                                return manager_explain_targets(m, name, d, &t[i], 1, ret);
+                                return explain_targets(m, name, d, &t[i], 1, ret);
                 return asprintf(ret_message, "%s: %s has no such queue (netpollctl irq lists them)", name,
                                 kn->device) < 0 ? -ENOMEM : -MANAGER_E_NO_DEVICE;
         }
@@ -292,15 +294,26 @@ int manager_explain(Manager *m, const char *name, Explanation *ret, char **ret_m
         KnobRef ref;
         Target held;
         KnobName kn;
+        NapiRef napi;
         int r;
 
+        /* A per-NAPI instance, unless the owner holds a value by that name (rps-cpus@DEV:rx-N, irq-affinity@DEV:rx-N). */
+        if (napi_ref_parse(name, &napi, NULL) >= 0 && m->owner && owner_find_target(m->owner, name, &held) < 0) {
+                const KnobDesc *d = NULL;
+                uint64_t value;
+
+                r = manager_napi_resolve(m, name, &held, &d, &value, ret_message);
+                if (r < 0)
+                        return r;
+                return explain_targets(m, name, d, &held, 1, ret);
+        }
         if (knob_name_parse(name, &kn, NULL) >= 0 && kn.instance)
                 return explain_instance(m, &kn, ret, ret_message);
         r = knob_ref_parse(name, &ref, &reason);
         if (r == -ENOENT && m->owner && owner_find_target(m->owner, name, &held) >= 0) {
                 KnobRef owner_ref;
-                return manager_explain_targets(m, name, target_ref(&held, &owner_ref) ? owner_ref.desc : NULL,
-                                               &held, 1, ret);
+                return explain_targets(m, name, target_ref(&held, &owner_ref) ? owner_ref.desc : NULL,
+                                       &held, 1, ret);
         }
         if (r == -ENOENT)
                 return asprintf(ret_message, "unknown knob '%s' (netpollctl list shows the knobs; values netpolld "
@@ -316,8 +329,8 @@ int manager_explain(Manager *m, const char *name, Explanation *ret, char **ret_m
                 /* Listed as ListKnobs lists it: unsupported, with what it needs. */
                 _cleanup_(explanation_done) Explanation e = {};
 
-                r = manager_explain_targets(m, knob_ref_format(&ref, canonical, sizeof(canonical)), ref.desc, NULL,
-                                            0, &e);
+                r = explain_targets(m, knob_ref_format(&ref, canonical, sizeof(canonical)), ref.desc, NULL,
+                                    0, &e);
                 if (r < 0)
                         return r;
                 e.supported = false;
@@ -333,7 +346,7 @@ int manager_explain(Manager *m, const char *name, Explanation *ret, char **ret_m
                 if (r < 0)
                         return asprintf(ret_message, "cannot explain %s: %s", name, strerror(-r)) < 0 ? -ENOMEM : r;
         }
-        r = manager_explain_targets(m, knob_ref_format(&ref, canonical, sizeof(canonical)), ref.desc, t, n, ret);
+        r = explain_targets(m, knob_ref_format(&ref, canonical, sizeof(canonical)), ref.desc, t, n, ret);
         if (r < 0)
                 return r;
         /* The knob's value as GetKnob reads it (the common value of per-NAPI instances, say). */

@@ -29,6 +29,9 @@ int write_knob(Manager *m, const KnobRef *ref, const KnobValue *v, ValueOrigin o
                char **ret_message);
 /* The layers (LAYER_BIT()s) no longer ask for the knob: the next layer down, or the original, takes over. */
 void release_knob(Manager *m, const KnobRef *ref, unsigned layers, const char *reason);
+/* The owner's target of a per-NAPI reference, its catalog entry and its value now (GetKnob, Explain). */
+int manager_napi_resolve(Manager *m, const char *name, Target *ret, const KnobDesc **ret_desc, uint64_t *ret_value,
+                         char **ret_message);
 /* [adaptive] live-sockets (and enabled) is on in the active profile. */
 bool manager_live_sockets(const Manager *m);
 /*

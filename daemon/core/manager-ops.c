@@ -29,7 +29,7 @@ static int parse_ref(const char *name, KnobRef *ret, char **ret_message) {
         return 0;
 }
 
-int manager_get_knob(Manager *m, const char *name, char **ret_value, ValueOrigin *ret_origin, char **ret_message) {
+int manager_get_knob(Manager *m, const char *name, char **ret_value, const char **ret_origin, char **ret_message) {
         KnobRef ref;
         KnobValue v;
         int r;
@@ -46,7 +46,7 @@ int manager_get_knob(Manager *m, const char *name, char **ret_value, ValueOrigin
         char *s = knob_format_value(ref.desc, &v);
         if (!s)
                 return -ENOMEM;
-        *ret_origin = manager_knob_origin(m, &ref);
+        *ret_origin = origin_to_string(manager_knob_origin(m, &ref));
         *ret_value = s;
         return 0;
 }
@@ -165,7 +165,7 @@ out:
 }
 
 int manager_reset_knob(Manager *m, const char *name, char **ret_value, char **ret_message) {
-        ValueOrigin o;
+        const char *origin;
         KnobRef ref;
         int r;
 
@@ -183,7 +183,7 @@ int manager_reset_knob(Manager *m, const char *name, char **ret_value, char **re
                 if (r < 0)
                         return asprintf(ret_message, "cannot take back %s: %s", name, strerror(-r)) < 0 ? -ENOMEM : r;
         }
-        return manager_get_knob(m, name, ret_value, &o, ret_message);
+        return manager_get_knob(m, name, ret_value, &origin, ret_message);
 }
 
 /* Keeps the move for Explain; a full table of knobs only costs the record (history.h). */

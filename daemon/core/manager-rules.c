@@ -12,7 +12,6 @@
 #include <string.h>
 #include <systemd/sd-daemon.h>
 
-#include "bus.h"
 #include "log.h"
 #include "manager-internal.h"
 #include "rule-eval.h"
@@ -168,8 +167,8 @@ static void evaluate(Manager *m) {
                         log_error("cannot switch profiles for rule %s, staying with %s: %s",
                                   rr->active != RULE_NONE ? rr->rules[rr->active].name : "(none: back)",
                                   m->profile->name, msg ?: strerror(-r));
-                if ((r > 0 || old != rr->active) && m->bus)
-                        bus_emit_state_changed(m->bus); /* the profile, or only ActiveRule */
+                if (r > 0 || old != rr->active)
+                        manager_state_changed(m); /* the profile, or only ActiveRule */
                 r = 0;
         }
 

@@ -11,7 +11,6 @@
 #include <systemd/sd-daemon.h>
 
 #include "adapt.h"
-#include "bus.h"
 #include "caps.h"
 #include "cpuwake.h"
 #include "irqpin.h"
@@ -38,8 +37,30 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         Manager *m = userdata;
         _cleanup_(freep) char *msg = NULL;
 
-        (void)bus_reload(m->bus, m, &msg);
+        (void)manager_reload_notify(m, &msg);
         return 0;
+}
+
+void manager_notify_status(Manager *m) {
+        sd_notifyf(false, "STATUS=Profile %s, %s mode%s", m->profile ? m->profile->name : "(none)", adapter_mode(m->adapter),
+                   manager_dry_run(m) ? ", dry run" : "");
+}
+
+int manager_reload_notify(Manager *m, char **ret_message) {
+        int r;
+
+        sd_notify(false, "RELOADING=1\nSTATUS=Reloading configuration");
+        r = manager_reload(m, ret_message);
+        if (r < 0)
+                log_error("reload refused, the running configuration stays in force:\n%s",
+                          strempty(*ret_message));
+        else {
+                log_info("reloaded: profile %s", m->profile->name);
+                manager_state_changed(m);
+        }
+        sd_notify(false, "READY=1");
+        manager_notify_status(m);
+        return r;
 }
 
 /* A time source is one-shot: arms it again, usec from now. */
@@ -132,7 +153,7 @@ static void on_steering_pass(void *userdata) {
         manager_follow_irqbalance(m);
 }
 
-int manager_run(Manager *m, const char *bus_address) {
+int manager_run(Manager *m, ManagerAttach attach, void *userdata) {
         _cleanup_(config_freep) DaemonConfig *config = NULL;
         _cleanup_(profile_freep) Profile *profile = NULL;
         _cleanup_(strv_freep) char **errors = NULL;
@@ -193,11 +214,9 @@ int manager_run(Manager *m, const char *bus_address) {
                 return r;
 
         /* The bus name is also the single-instance lock: take it before touching the journal. */
-        r = bus_setup(&m->bus, m->event, m, bus_address);
-        if (r == -EEXIST)
-                return log_error_errno(r, "another netpolld already owns %s on this bus", BUS_NAME);
+        r = attach(m, m->event, userdata);
         if (r < 0)
-                return log_error_errno(r, "cannot connect to %s: %m", bus_address ?: "the system bus");
+                return r;
 
         /* Per-NAPI values are restored over netlink, already in the crash replay of manager_start(). */
         r = napi_backend_new(&m->napi);

@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-bus.h>
 #include <unistd.h>
 
 #include "adapt.h"
-#include "bus.h"
 #include "conf-parser.h"
 #include "irqpin.h"
 #include "napi-backend.h"
@@ -82,13 +82,24 @@ Manager *manager_free(Manager *m) {
                 close(m->cpuwake_fd);
         sd_event_source_disable_unref(m->ownership_timer);
         sd_event_source_disable_unref(m->metrics_timer);
-        sd_bus_flush_close_unref(m->bus);
+        if (m->listener && m->listener->gone)
+                m->listener->gone(m->listener_data);
         sd_bus_flush_close_unref(m->systemd);
         sd_event_unref(m->event);
         free(m->knobs);
         livesock_clear(&m->live);
         free(m);
         return NULL;
+}
+
+void manager_listen(Manager *m, const ManagerListener *l, void *userdata) {
+        m->listener = l;
+        m->listener_data = userdata;
+}
+
+void manager_state_changed(Manager *m) {
+        if (m->listener && m->listener->state_changed)
+                m->listener->state_changed(m->listener_data);
 }
 
 bool manager_dry_run(const Manager *m) {
@@ -124,21 +135,39 @@ KnobState *manager_knob_state(Manager *m, const KnobRef *ref) {
         return k;
 }
 
+int manager_load_config(Manager *m, DaemonConfig **ret, char ***ret_errors) {
+        return config_load(ret, m->config_path, ret_errors);
+}
+
+int manager_check_rules(Manager *m, const DaemonConfig *c, char ***ret_errors) {
+        _cleanup_(strv_freep) char **errors = NULL;
+        int r = rules_check_profiles(c, m->profile_dirs, &errors);
+
+        return r < 0 ? conf_return_errors(r, TAKE_PTR(errors), ret_errors) : 0;
+}
+
+const char *manager_profile_name(const Manager *m, const char *profile_override, const DaemonConfig *c) {
+        return profile_override ?: m->profile_override ?: c ? c->profile : NULL;
+}
+
+int manager_load_profile(Manager *m, const char *name, Profile **ret, char ***ret_errors) {
+        return profile_load(ret, name, m->profile_dirs, ret_errors);
+}
+
 int manager_load_policy(Manager *m, const char *profile_override, DaemonConfig **ret_config,
                         Profile **ret_profile, char ***ret_errors) {
         _cleanup_(config_freep) DaemonConfig *c = NULL;
         _cleanup_(profile_freep) Profile *p = NULL;
-        _cleanup_(strv_freep) char **errors = NULL;
         int r;
 
-        r = config_load(&c, m->config_path, ret_errors);
+        r = manager_load_config(m, &c, ret_errors);
         if (r < 0)
                 return r;
         /* A rule whose profile cannot load would fail at the moment it matches: refuse it now. */
-        r = rules_check_profiles(c, m->profile_dirs, &errors);
+        r = manager_check_rules(m, c, ret_errors);
         if (r < 0)
-                return conf_return_errors(r, TAKE_PTR(errors), ret_errors);
-        r = profile_load(&p, profile_override ?: m->profile_override ?: c->profile, m->profile_dirs, ret_errors);
+                return r;
+        r = manager_load_profile(m, manager_profile_name(m, profile_override, c), &p, ret_errors);
         if (r < 0)
                 return r;
         *ret_config = TAKE_PTR(c);
@@ -174,8 +203,8 @@ static void on_owner_change(const Target *t, const char *old, const char *new, c
                 log_oom();
                 return;
         }
-        if (m->bus && !streq(o, n))
-                bus_emit_knob_changed(m->bus, t->name, o, n, reason);
+        if (m->listener && m->listener->knob_changed && !streq(o, n))
+                m->listener->knob_changed(m->listener_data, t->name, o, n, reason);
         if (streq(reason, "external"))
                 manager_log_other_owner(m, t, new);
         /* A NAPI instance netpolld made threaded has a new kernel thread: steering places it. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * manager.h: the daemon's root object. A Manager owns everything the daemon
- * runs: the event loop, the bus connection, the policy (netpolld.conf and the
+ * runs: the event loop, the policy (netpolld.conf and the
  * active profile), the restore journal and the owner of every kernel value,
  * the adaptive loop (monitor + controller) and IRQ/queue steering. main()
  * only parses options and calls manager_run(). Operations on knobs (apply a
@@ -16,10 +16,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
 #include "history.h"
+#include "irqpin.h"
 #include "journal.h"
 #include "knob.h"
 #include "livesock.h"
@@ -41,11 +41,26 @@ typedef struct KnobState {
 } KnobState;
 
 typedef struct Manager Manager;
+/* The Manager's client connection to systemd (manager_systemd_bus()); users of it include <systemd/sd-bus.h>. */
+typedef struct sd_bus sd_bus;
 typedef struct Adapter Adapter;
 typedef struct IrqPin IrqPin;
 typedef struct NapiBackend NapiBackend;
 typedef struct RuleRunner RuleRunner;
 typedef struct NetdevGenl NetdevGenl;
+
+/*
+ * Who is told about the Manager's changes: the bus (bus.h) registers one with
+ * manager_listen() when manager_run() attaches it. Each callback may be NULL.
+ */
+typedef struct ManagerListener {
+        /* A value changed (name, old, new as people read them, with units); reason: profile, manual, adaptive, external or reset. */
+        void (*knob_changed)(void *userdata, const char *name, const char *old, const char *new, const char *reason);
+        /* The profile, the rule in force, the mode or the interval may have changed. */
+        void (*state_changed)(void *userdata);
+        /* The Manager is being freed: last chance to flush what was told (manager_free()). */
+        void (*gone)(void *userdata);
+} ManagerListener;
 
 typedef struct ManagerOptions {
         const char *config_path;      /* NULL: the default file */
@@ -76,8 +91,9 @@ struct Manager {
         NapiBackend *napi;            /* what napi_backend points into, when manager_run() made it */
 
         sd_event *event;              /* manager_run(): the event loop, */
-        sd_bus *bus;                  /* the bus connection (NULL in tools and tests), */
         sd_event_source *ownership_timer; /* and the 2 s check for outside changes */
+        const ManagerListener *listener;  /* told about changes (NULL in tools and tests) */
+        void *listener_data;
         sd_event_source *metrics_timer;   /* metrics-file: rewritten every second while configured */
         int metrics_error;                /* the last metrics-file write's result, to log each new failure once */
 
@@ -111,10 +127,20 @@ static inline void manager_freep(Manager **m) {
 /*
  * Loads netpolld.conf and the profile it selects (or profile_override when
  * not NULL) into fresh objects without touching the running state. On
- * failure *ret_errors lists every problem (strv).
+ * failure *ret_errors lists every problem (strv). It is the three steps
+ * below in order, stopping at the first that fails; --check-config takes them
+ * one by one to report every error in one run.
  */
 int manager_load_policy(Manager *m, const char *profile_override, DaemonConfig **ret_config,
                         Profile **ret_profile, char ***ret_errors);
+/* netpolld.conf (the Manager's path; missing: defaults). */
+int manager_load_config(Manager *m, DaemonConfig **ret, char ***ret_errors);
+/* Every [rule NAME]'s profile loads (it would fail at the moment it matches). */
+int manager_check_rules(Manager *m, const DaemonConfig *c, char ***ret_errors);
+/* The profile a start loads: profile_override, else the command line's, else c's (NULL when c is NULL too). */
+const char *manager_profile_name(const Manager *m, const char *profile_override, const DaemonConfig *c);
+/* A profile by name or path, looked up in the Manager's profile directories. */
+int manager_load_profile(Manager *m, const char *name, Profile **ret, char ***ret_errors);
 
 bool manager_dry_run(const Manager *m);
 const char *manager_state_dir(const Manager *m);
@@ -147,8 +173,21 @@ int manager_set_knobs(Manager *m, char *const *pairs, char ***ret_values, char *
 /* Hands a knob back to the profile (or its original value); *ret_value the value afterwards. */
 int manager_reset_knob(Manager *m, const char *name, char **ret_value, char **ret_message);
 
-/* Formatted current value and origin of a knob instance given by name. */
-int manager_get_knob(Manager *m, const char *name, char **ret_value, ValueOrigin *ret_origin, char **ret_message);
+/* Formatted current value and origin (its name: default, profile, ...) of a knob instance given by name. */
+int manager_get_knob(Manager *m, const char *name, char **ret_value, const char **ret_origin, char **ret_message);
+
+/*
+ * Per-NAPI references ("KNOB@DEV:napi-ID", "KNOB@DEV:rx-N"; manager-napi.c),
+ * which irqpin resolves over netlink instead of the knobs' files: any name
+ * with a ':' is one. The get, set (the manual layer) and reset of one
+ * instance, with the errors and messages of the knob operations above.
+ */
+bool manager_is_napi_ref(const char *name);
+int manager_get_napi(Manager *m, const char *name, char **ret_value, const char **ret_origin, char **ret_message);
+/* *ret_value: the value the kernel holds afterwards. */
+int manager_set_napi(Manager *m, const char *name, const char *value, char **ret_value, char **ret_message);
+/* Puts back the value below the manual layer; *ret_value: the value afterwards. */
+int manager_reset_napi(Manager *m, const char *name, char **ret_value, char **ret_message);
 
 /* Notices values changed behind netpolld's back (owner_check()): origin external, left alone, reported. */
 void manager_check_external(Manager *m);
@@ -158,6 +197,18 @@ void manager_check_external(Manager *m);
  * file changes nothing (-EBADMSG, the errors in *ret_message, one per line).
  */
 int manager_reload(Manager *m, char **ret_message);
+/*
+ * manager_reload() with the sd_notify protocol around it (SIGHUP and
+ * Reload()): RELOADING=1, the result logged, listeners told of the new state,
+ * READY=1 and the status line.
+ */
+int manager_reload_notify(Manager *m, char **ret_message);
+/* The status line systemd shows (profile, mode, dry run), after anything that changes them. */
+void manager_notify_status(Manager *m);
+/* Registers the one listener (replacing any before it); userdata is passed to its callbacks. */
+void manager_listen(Manager *m, const ManagerListener *l, void *userdata);
+/* Tells the listener the state changed (ManagerListener.state_changed). */
+void manager_state_changed(Manager *m);
 /*
  * Loads, validates and applies another profile and pins it (rules stop
  * switching until manager_release_profile()); -ESRCH when there is no such
@@ -218,15 +269,42 @@ int manager_write_metrics_file(Manager *m, const char *path);
 /* Starts, stops or keeps the 1 s metrics-file timer as the configuration says (after start and each reload). */
 void manager_follow_metrics_file(Manager *m);
 
+/*
+ * The rows of ListIrqs (irqpin_list(): every device but loopback, queues in
+ * order; caller frees with irq_rows_free()). -EIO with a message when
+ * netlink could not be opened at start-up.
+ */
+int manager_list_irqs(Manager *m, IrqRow **ret, size_t *ret_n, char **ret_message);
+
+/* A NAPI instance and its kernel thread, for ListNapiThreads. The strings point into the IrqRow it came from. */
+typedef struct NapiThread {
+        const char *device;
+        uint32_t napi_id;
+        const char *mode;        /* napi-threaded's name; "" when the kernel does not say */
+        int32_t thread;          /* its kernel thread's pid, -1: none */
+        const char *thread_cpus; /* "" without a thread */
+} NapiThread;
+/* Each NAPI instance of rows once, in their order; caller frees *ret (not what it points into). */
+int manager_napi_threads(const IrqRow *rows, size_t n, NapiThread **ret, size_t *ret_n);
+
 /* On stop: restores every recorded original (rollback auto) or forgets them (not-on-exit). */
 int manager_stop(Manager *m);
 
 /*
+ * Connects the daemon to its callers (bus_attach(), bus.h): called by
+ * manager_run() once the event loop and signals exist and before the journal
+ * is opened, so that what it takes (the bus name) can be the single-instance
+ * lock. It registers its listener with manager_listen() and logs its own
+ * failure (then manager_run() returns the negative errno).
+ */
+typedef int (*ManagerAttach)(Manager *m, sd_event *event, void *userdata);
+
+/*
  * The daemon: refuses an invalid configuration before touching anything, drops
- * capabilities, takes the bus name (bus_address NULL: the system bus), replays
+ * capabilities, attaches its callers (attach(m, event, userdata)), replays
  * a journal a crash left, applies the profile, starts adaptation, steering and
  * the ownership check, tells systemd it is ready and runs until SIGTERM/SIGINT
  * (restore) with SIGHUP as reload. 0 after a clean stop, else a negative errno
  * (logged).
  */
-int manager_run(Manager *m, const char *bus_address);
+int manager_run(Manager *m, ManagerAttach attach, void *userdata);

@@ -30,27 +30,7 @@
 #include "cpuset.h"
 #include "interrupts.h"
 #include "policy.h"
-
-typedef struct CpuInfo {
-        unsigned id;
-        int node;        /* NUMA node, -1 when unknown */
-        int package;     /* physical_package_id, -1 when unknown */
-        int core;        /* core_id, -1 when unknown */
-        unsigned thread; /* position among its core's SMT siblings: 0 for the first */
-} CpuInfo;
-
-typedef struct CpuTopology {
-        CpuInfo *cpus;   /* online CPUs in ascending order */
-        size_t n_cpus;
-        CpuSet isolated;
-        CpuSet nohz_full;
-        unsigned nr_cpu_ids; /* highest possible CPU + 1: the width of kernel masks */
-} CpuTopology;
-
-typedef struct PlacementQueue {
-        QueueKind kind;
-        unsigned index;
-} PlacementQueue;
+#include "topology.h"
 
 typedef struct PlacementDevice {
         int numa_node;                /* -1: unknown, no preference */

@@ -26,6 +26,12 @@ typedef enum QueueKind {
         _QUEUE_KIND_MAX,
 } QueueKind;
 
+/* One queue of a device, as sysfs lists it and placement plans it. */
+typedef struct PlacementQueue {
+        QueueKind kind;
+        unsigned index;
+} PlacementQueue;
+
 /* "rx", "tx", "combined". */
 const char *queue_kind_to_string(QueueKind k);
 /* "rx-3", "tx-0", "combined-1": -EINVAL for anything else. */

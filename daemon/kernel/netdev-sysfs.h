@@ -15,7 +15,6 @@
 
 #include "cpuset.h"
 #include "interrupts.h"
-#include "placement.h"
 
 typedef struct DeviceSysfs {
         char *driver;       /* "igb"; NULL for virtual devices */

@@ -7,7 +7,26 @@
  */
 #pragma once
 
-#include "placement.h"
+#include <stddef.h>
+
+#include "cpuset.h"
+
+/* The CPUs placement (placement.h) plans over. */
+typedef struct CpuInfo {
+        unsigned id;
+        int node;        /* NUMA node, -1 when unknown */
+        int package;     /* physical_package_id, -1 when unknown */
+        int core;        /* core_id, -1 when unknown */
+        unsigned thread; /* position among its core's SMT siblings: 0 for the first */
+} CpuInfo;
+
+typedef struct CpuTopology {
+        CpuInfo *cpus;   /* online CPUs in ascending order */
+        size_t n_cpus;
+        CpuSet isolated;
+        CpuSet nohz_full;
+        unsigned nr_cpu_ids; /* highest possible CPU + 1: the width of kernel masks */
+} CpuTopology;
 
 /*
  * Fills *ret (caller releases it with topology_done()). -ENOENT when the

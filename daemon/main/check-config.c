@@ -17,6 +17,7 @@
 
 #include "knob.h"
 #include "macro.h"
+#include "manager.h"
 #include "policy.h"
 
 #define TABLE_COLUMNS_MAX 4
@@ -233,20 +234,33 @@ static void print_errors(FILE *err, int r, char **errors, const char *what) {
 
 int check_config(const char *config_path, const char *profile_override, char *const *profile_dirs,
                  const char *sysroot, FILE *out, FILE *err) {
+        _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_(config_freep) DaemonConfig *c = NULL;
         _cleanup_(profile_freep) Profile *p = NULL;
         _cleanup_(strv_freep) char **config_errors = NULL, **profile_errors = NULL;
+        const ManagerOptions o = {
+                .config_path = config_path,
+                .profile = profile_override,
+                .profile_dirs = profile_dirs,
+                .sysroot = sysroot,
+        };
         const char *profile;
         int rc, rp = 0, r;
 
-        rc = config_load(&c, config_path, &config_errors);
+        /* The daemon's own steps (manager_load_policy()), each taken even when one before failed. */
+        r = manager_new(&m, &o);
+        if (r < 0) {
+                fprintf(err, "netpolld: %s\n", strerror(-r));
+                return 1;
+        }
+        rc = manager_load_config(m, &c, &config_errors);
         /* Each rule's profile is loaded as a switch would load it. */
         if (rc >= 0)
-                rc = rules_check_profiles(c, profile_dirs, &config_errors);
+                rc = manager_check_rules(m, c, &config_errors);
         /* With a broken config the profile is still checked when known, so one run shows every error. */
-        profile = profile_override ?: c ? c->profile : NULL;
+        profile = manager_profile_name(m, NULL, c);
         if (profile)
-                rp = profile_load(&p, profile, profile_dirs, &profile_errors);
+                rp = manager_load_profile(m, profile, &p, &profile_errors);
         if (rc < 0 || rp < 0) {
                 print_errors(err, rc, config_errors, config_path ?: NETPOLLD_CONF_FILE);
                 print_errors(err, rp, profile_errors, profile);

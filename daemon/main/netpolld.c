@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus.h"
 #include "check-config.h"
 #include "knob-doc.h"
 #include "log.h"
@@ -203,7 +204,7 @@ static int run(void) {
         r = manager_new(&m, &o);
         if (r < 0)
                 return log_error_errno(r, "cannot set up: %m");
-        return manager_run(m, arg_bus_address);
+        return manager_run(m, bus_attach, (void *)arg_bus_address);
 }
 
 int main(int argc, char *argv[]) {

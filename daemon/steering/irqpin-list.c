@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
 #include "irqpin-internal.h"
 #include "knob.h"
 #include "log.h"
@@ -111,42 +110,6 @@ int irqpin_list(IrqPin *p, IrqRow **ret, size_t *ret_n) {
         *ret = rows;
         *ret_n = n;
         return 0;
-}
-
-int irq_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n) {
-        _cleanup_(text_pool_done) TextPool t = {};
-        int r;
-
-        r = sd_bus_message_open_container(m, 'a', "(ssuissss)");
-        for (size_t i = 0; r >= 0 && i < n; i++)
-                r = sd_bus_message_append(m, "(ssuissss)", bus_text(&t, rows[i].device), rows[i].queue, rows[i].napi_id,
-                                          rows[i].irq, rows[i].cpus, rows[i].rps, rows[i].xps, rows[i].state);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        return r;
-}
-
-int napi_thread_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n) {
-        _cleanup_(text_pool_done) TextPool t = {};
-        int r;
-
-        r = sd_bus_message_open_container(m, 'a', "(susis)");
-        for (size_t i = 0; r >= 0 && i < n; i++) {
-                bool seen = false;
-                const char *mode = "";
-
-                for (size_t j = 0; j < i && !seen; j++)
-                        seen = rows[j].napi_id == rows[i].napi_id && streq(rows[j].device, rows[i].device);
-                if (rows[i].napi_id == 0 || seen)
-                        continue;
-                if (rows[i].threaded >= 0 && (uint64_t)rows[i].threaded <= knob_catalog[KNOB_ID_NAPI_THREADED].max)
-                        mode = knob_catalog[KNOB_ID_NAPI_THREADED].values[rows[i].threaded];
-                r = sd_bus_message_append(m, "(susis)", bus_text(&t, rows[i].device), rows[i].napi_id, mode, rows[i].thread,
-                                          rows[i].thread_cpus);
-        }
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        return r;
 }
 
 int irqpin_steered_irqs(const IrqPin *p, int **ret, size_t *ret_n) {

@@ -21,7 +21,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
 #include "journal.h"
@@ -47,7 +46,7 @@ typedef enum IrqState {
 /* "unmanaged", "planned", "applied", "kernel-managed", "irqbalance", "retrying", "external", "manual", "failed". */
 const char *irq_state_to_string(IrqState s);
 
-/* One row of ListIrqs (D-Bus a(ssuissss)). The strings belong to the row. */
+/* One row of ListIrqs. The strings belong to the row. */
 typedef struct IrqRow {
         char *device;
         char *queue;      /* "rx-0", "tx-0", or "combined-0" for a vector serving both */
@@ -65,16 +64,6 @@ typedef struct IrqRow {
 
 void irq_rows_free(IrqRow *rows, size_t n);
 
-/* The D-Bus type of ListIrqs' reply, and the rows appended to a message in it. */
-#define IRQ_ROWS_SIGNATURE "a(ssuissss)"
-int irq_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n);
-/*
- * ListNapiThreads: one (device, napi id, mode, thread pid, thread CPUs) per
- * NAPI instance of the rows, in their order; mode is napi-threaded's name,
- * "" when the kernel does not say.
- */
-#define NAPI_THREAD_ROWS_SIGNATURE "a(susis)"
-int napi_thread_rows_append(sd_bus_message *m, const IrqRow *rows, size_t n);
 
 /*
  * Starts following network devices: the link cache and its sd-event I/O
