@@ -21,6 +21,9 @@
 #                           =only: that variant alone (meson suite kernel-debug)
 #   NETPOLLD_KERNEL_RT=1    also build and boot a PREEMPT_RT variant (7.2;
 #                           rt.config), which runs the same cases
+#   NETPOLLD_KERNEL_EXT=1   also build and boot a variant with sched_ext (7.2;
+#                           ext.config: BPF, BTF from pahole, SCHED_CLASS_EXT),
+#                           which runs the same cases
 #   NETPOLLD_KERNEL_BOOT_TIMEOUT  seconds one boot may take (default 600,
 #                           doubled for the debug variant)
 #   NETPOLLD_KERNEL_BZIMAGE boot this kernel instead of building one (for
@@ -139,6 +142,8 @@ packages=(
         # nl_netdev.py under python3 with udevadm settle after netdevsim changes
         python3 python3-yaml python3-jsonschema bash iproute2 ethtool socat coreutils udev
 )
+# the sched_ext variant's BTF
+[ "${NETPOLLD_KERNEL_EXT:-0}" = 0 ] || packages+=(dwarves)
 missing=()
 for p in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -224,6 +229,7 @@ build_kernel() {
         set -- "$HERE/kernel.config" "$HERE/kernel-$KERNEL.config"
         [ "$variant" != debug ] || set -- "$@" "$HERE/debug.config"
         [ "$variant" != rt ] || set -- "$@" "$HERE/rt.config"
+        [ "$variant" != ext ] || set -- "$@" "$HERE/ext.config"
         mkdir -p "$out"
         stamp=$({ echo "$src_stamp"; cat "$@"; } | sha256sum | cut -d' ' -f1)
         if [ "$(cat "$out/config.stamp" 2>/dev/null)" != "$stamp" ]; then
@@ -250,6 +256,7 @@ check_variants() {
         [ "$DEBUG_VARIANT" = only ] || echo normal
         [ "$DEBUG_VARIANT" = 0 ] || echo debug
         [ "${NETPOLLD_KERNEL_RT:-0}" = 0 ] || [ "$DEBUG_VARIANT" = only ] || echo rt
+        [ "${NETPOLLD_KERNEL_EXT:-0}" = 0 ] || [ "$DEBUG_VARIANT" = only ] || echo ext
 }
 case $DEBUG_VARIANT in 0 | 1 | only) ;; *) bail "NETPOLLD_KERNEL_DEBUG is '$DEBUG_VARIANT': expected 0, 1 or only" ;; esac
 
@@ -504,11 +511,11 @@ fi
 for variant in $(check_variants); do
         case $variant in
         normal) boot normal 512M "$BOOT_TIMEOUT" ;;
-        debug | rt)
+        debug | rt | ext)
                 [ -n "${src_stamp:-}" ] || prepare_tree
                 build_kernel "$variant"
                 if [ "$variant" = debug ]; then boot debug 1G $((BOOT_TIMEOUT * 2))
-                else boot rt 512M "$BOOT_TIMEOUT"; fi
+                else boot "$variant" 512M "$BOOT_TIMEOUT"; fi
                 ;;
         esac
 done
