@@ -19,7 +19,7 @@
 #include "macro.h"
 #include "policy.h"
 #include "strv.h"
-#include "tuned.h"
+#include "tuned-import.h"
 
 static const char *const parts[] = { "fuzz/tuned.conf", "other/tuned.conf", "vars.conf" };
 

@@ -389,7 +389,11 @@ pod_log() {
 # pod_exec COMMAND...: runs COMMAND in the pod with its environment, as `kubectl exec` does.
 pod_exec() {
         if [ "$RUNTIME" = podman ]; then
-                run "${PODMAN[@]}" exec "$POD" "$@"
+                # The image's PATH, given explicitly: in a fresh Debian 12 root
+                # (CI) podman 4.3's exec ran the probe without it ("netpollctl:
+                # executable file not found in $PATH"), where the kubelet's
+                # runtime takes it from the image configuration.
+                run "${PODMAN[@]}" exec --env "PATH=$IMAGE_PATH" "$POD" "$@"
         else
                 run nsenter --target "$POD" --mount --root --wd -- /usr/bin/env -i "PATH=$IMAGE_PATH" \
                         "NETPOLLD_BUS_ADDRESS=$(env_of netpolld-web NETPOLLD_BUS_ADDRESS)" "$@"
