@@ -218,6 +218,8 @@ case_image_contents() {
         cmp -s "$ROOTFS/usr/local/sbin/netpolld-entrypoint" "$EXAMPLE/entrypoint" || fail "the image's entrypoint is not examples/kubernetes/entrypoint"
         [ "$(readlink "$ROOTFS/host/sys")" = /sys ] || fail "/host/sys is not a link to the container's /sys"
         [ -e "$ROOTFS/usr/sbin/policy-rc.d" ] && fail "mmdebstrap left a policy-rc.d in the image"
+        out=$(find "$ROOTFS" -xdev -name '*.deb' | head -n 3)
+        [ -z "$out" ] || fail "the packages installed are left in the image:" "$out"
         # The image's configuration runs what the DaemonSets name.
         config=$("$PY" -c 'import json, sys; c = json.load(open(sys.argv[1])); print(c["process"]["args"]); print(c["process"]["env"])' \
                 "$IMAGE_OUT/bundle/config.json")
@@ -387,13 +389,35 @@ pod_log() {
 }
 
 # pod_exec COMMAND...: runs COMMAND in the pod with its environment, as `kubectl exec` does.
+# How a command gets into the podman pod: "podman" (podman exec), or
+# "nsenter" where podman exec does not reach the pod's root. In a chroot (CI's
+# fresh root) runc makes the container's root with chroot rather than
+# pivot_root, so an exec joins the pod's mount namespace but stays at the
+# chroot's root (measured: the pod's /usr/bin/netpollctl missing, the CI
+# root's files there); nsenter --root then takes the pod's first process's
+# root, as the kubelet's exec does on a node. Found once, and said.
+PODMAN_EXEC=
+pod_exec_mode() {
+        [ -n "$PODMAN_EXEC" ] && return
+        if "${PODMAN[@]}" exec "$POD" test -x /usr/local/sbin/netpolld-entrypoint 2>/dev/null; then
+                PODMAN_EXEC=podman
+        else
+                PODMAN_EXEC=nsenter
+                diag "podman exec does not reach the pod's root here (runc without pivot_root in a chroot):" \
+                     "commands in the pod run through nsenter --root into its first process"
+        fi
+}
+
 pod_exec() {
         if [ "$RUNTIME" = podman ]; then
-                # The image's PATH, given explicitly: in a fresh Debian 12 root
-                # (CI) podman 4.3's exec ran the probe without it ("netpollctl:
-                # executable file not found in $PATH"), where the kubelet's
-                # runtime takes it from the image configuration.
-                run "${PODMAN[@]}" exec --env "PATH=$IMAGE_PATH" "$POD" "$@"
+                pod_exec_mode
+                if [ "$PODMAN_EXEC" = podman ]; then
+                        run "${PODMAN[@]}" exec "$POD" "$@"
+                else
+                        run nsenter --target "$("${PODMAN[@]}" inspect -f '{{.State.Pid}}' "$POD")" --mount --root --wd \
+                                -- /usr/bin/env -i "PATH=$IMAGE_PATH" \
+                                "NETPOLLD_BUS_ADDRESS=$(env_of netpolld-web NETPOLLD_BUS_ADDRESS)" "$@"
+                fi
         else
                 run nsenter --target "$POD" --mount --root --wd -- /usr/bin/env -i "PATH=$IMAGE_PATH" \
                         "NETPOLLD_BUS_ADDRESS=$(env_of netpolld-web NETPOLLD_BUS_ADDRESS)" "$@"
@@ -493,7 +517,8 @@ case_pod_runs_profile() {
                 "per-NAPI device knobs (irq-suspend-timeout@DEV): from the kernel over netlink"
         [ -s "$NODE_RUN/restore.journal" ] || fail "no restore journal in the node's /run/netpolld (hostPath):" "$(ls -la "$NODE_RUN")"
         if [ "$RUNTIME" = podman ]; then
-                pod_exec grep -E '^(CapBnd|NoNewPrivs)' /proc/self/status
+                # the pod's first process, read from here: what podman gave the pod
+                OUT=$(grep -E '^(CapBnd|NoNewPrivs)' "/proc/$("${PODMAN[@]}" inspect -f '{{.State.Pid}}' "$POD")/status")
                 diag "in the container: $(tr '\n\t' '  ' <<<"$OUT")"
                 pod_exec sh -c 'echo 1 >/host/proc/sys/net/ipv4/ip_forward'
                 [ "$RC" != 0 ] || fail "the pod could write /host/proc/sys/net/ipv4 (only net/core is writable)"
