@@ -119,6 +119,8 @@ restore_host() {
                 [ "$PODMAN_IMAGE_OURS" = 1 ] && "${PODMAN[@]}" rmi -f "$PODMAN_IMAGE_ID" >/dev/null 2>&1
                 PODMAN_IMAGE=''
         fi
+        # podman's first container made its CNI lock in /etc (fresh-ci's host snapshot saw it)
+        [ "$CNI_LOCK_BEFORE" = 1 ] || rm -f "$CNI_LOCK"
         [ "$forced" = 1 ] || [ -s "$NODE_RUN/restore.journal" ] || return 0
         # Whatever netpolld did not put back: the values from before the test.
         while IFS= read -r line; do
@@ -128,6 +130,9 @@ restore_host() {
                 printf '%s\n' "$v" >"$f" 2>/dev/null || true
         done <<<"$SYSCTL_BEFORE"
 }
+CNI_LOCK=/etc/cni/net.d/cni.lock
+CNI_LOCK_BEFORE=0
+[ -e "$CNI_LOCK" ] && CNI_LOCK_BEFORE=1
 trap 'restore_host; cleanup' EXIT
 
 # ---------------------------------------------------------------- manifests
