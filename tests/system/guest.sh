@@ -613,25 +613,34 @@ irqbalance_runs_with() {
         got=$(tr '\0' '\n' <"/proc/$pid/cmdline" | grep -e '^--banirq=' | sort | tr '\n' ' ')
         [ "$got" = "$1" ]
 }
-case_irqbalance_ban() {
-        local dev= d virtio irqs= bans= i pid0 pid1 c=/run/np-mark want
+# irqbalance_nic: starts irqbalance.service and finds the NIC whose queue IRQs
+# [irq] steers: NIC (its name), NIC_IRQS ("30 31 "). 1 after skip_case where
+# irqbalance or the NIC is missing.
+irqbalance_nic() {
+        local d virtio
+        NIC= NIC_IRQS=
         if ! systemctl cat irqbalance.service >/dev/null 2>&1; then
                 skip_case "irqbalance is not installed in the guest image"
-                return
+                return 1
         fi
         sctl start irqbalance.service
         if ! wait_for 20 is_irqbalance_active; then
                 skip_case "irqbalance.service does not run here ($(nproc) CPUs): $(systemctl show -P ActiveState,Result irqbalance.service | tr '\n' ' ')"
-                return
+                return 1
         fi
         for d in /sys/class/net/*; do
-                [ -e "$d/device" ] && { dev=${d##*/}; break; }
+                [ -e "$d/device" ] && { NIC=${d##*/}; break; }
         done
-        [ -n "$dev" ] || { skip_case "no network device with a bus device (dummy and veth have no IRQs)"; return; }
-        virtio=$(basename "$(readlink -f "/sys/class/net/$dev/device")")
-        irqs=$(sed -n "s/^ *\([0-9]*\):.* $virtio-\(input\|output\)\.[0-9]*\$/\1/p" /proc/interrupts | sort -n | tr '\n' ' ')
-        [ -n "$irqs" ] || { skip_case "$dev ($virtio) has no queue IRQs in /proc/interrupts"; return; }
-        diag "$dev ($virtio): queue IRQs $irqs"
+        [ -n "$NIC" ] || { skip_case "no network device with a bus device (dummy and veth have no IRQs)"; return 1; }
+        virtio=$(basename "$(readlink -f "/sys/class/net/$NIC/device")")
+        NIC_IRQS=$(sed -n "s/^ *\([0-9]*\):.* $virtio-\(input\|output\)\.[0-9]*\$/\1/p" /proc/interrupts | sort -n | tr '\n' ' ')
+        [ -n "$NIC_IRQS" ] || { skip_case "$NIC ($virtio) has no queue IRQs in /proc/interrupts"; return 1; }
+        diag "$NIC ($virtio): queue IRQs $NIC_IRQS"
+}
+case_irqbalance_ban() {
+        local dev irqs bans= i pid0 pid1 c=/run/np-mark want
+        irqbalance_nic || return
+        dev=$NIC irqs=$NIC_IRQS
         for i in $irqs; do bans+="--banirq=$i "; done
         want=$(tr ' ' '\n' <<<"$bans" | grep . | sort | tr '\n' ' ')
         cp "$CONF" /run/np-irqb-netpolld.conf
@@ -666,6 +675,96 @@ case_irqbalance_ban() {
         sctl start netpolld || fail "systemctl start failed"
 }
 is_irqbalance_active() { [ "$(timeout 30 systemctl show -P ActiveState irqbalance.service)" = active ]; }
+
+# ---- beside irqbalance: who most likely moved a steered IRQ
+
+IRQO_PROFILE=/etc/netpolld/profiles/systest-irqo.conf
+# irqbalance_slot DEV: "QUEUE IRQ" of DEV's first queue whose IRQ netpollctl irq shows in
+# state irqbalance (steered, but a running irqbalance that does not ban it may move it).
+irqbalance_slot() {
+        ctl irq | awk -v d="$1" '$1 == d && $4 ~ /^[0-9]+$/ && $NF == "irqbalance" { print $2, $4; exit }'
+}
+has_irqbalance_slot() { [ -n "$(irqbalance_slot "$1")" ]; }
+journal_says() { journal_since "$1" -o cat | grep -qF -- "$2"; } # MARK TEXT
+
+# [irq] without irqbalance-ban, irqbalance running: an outside change to a steered
+# IRQ's affinity is said to be most likely irqbalance's. The case writes the change
+# itself (another CPU into smp_affinity_list) instead of waiting for irqbalance:
+# irqbalance places an IRQ when it starts and moves it again only when a rebalancing
+# pass (every 10 s) finds the CPUs' interrupt loads uneven, which this guest's NIC,
+# carrying no traffic, gives it no cause to do, so a bounded wait would mostly end
+# with no change and prove nothing. The hint names a likely owner, not the writer:
+# a running irqbalance that does not ban the IRQ, which holds whoever wrote the
+# file; what is checked is that netpolld finds that irqbalance (its pid, the IRQ
+# not banned) and says so in the journal, netpollctl status and netpollctl explain.
+case_irqbalance_owner() {
+        local c=/run/np-mark started=0 saved= i
+        is_irqbalance_active || started=1
+        if ! irqbalance_nic; then
+                [ $started = 0 ] || sctl stop irqbalance.service
+                return
+        fi
+        for i in $NIC_IRQS; do saved+="$i=$(cat "/proc/irq/$i/smp_affinity_list") "; done
+        cp "$CONF" /run/np-irqo-netpolld.conf
+        mkdir -p /etc/netpolld/profiles
+        printf '%s\n' '[profile]' 'description = system test: steer the NIC, irqbalance free to move its IRQs' \
+                '[adaptive]' 'enabled = no' '[irq]' "devices = $NIC" >"$IRQO_PROFILE"
+        printf '[daemon]\nprofile = systest-irqo\n' >"$CONF"
+        mark $c
+        irqbalance_owner_named $c
+        sctl stop netpolld || fail "systemctl stop failed"
+        # The stop leaves the IRQ changed behind netpolld's back as it is: irqbalance's placement back.
+        for i in $saved; do
+                echo "${i#*=}" >"/proc/irq/${i%%=*}/smp_affinity_list" || fail "cannot put IRQ ${i%%=*} back on CPU ${i#*=}"
+        done
+        rm -f "$IRQO_PROFILE"
+        cp /run/np-irqo-netpolld.conf "$CONF"
+        [ $started = 0 ] || sctl stop irqbalance.service
+        sctl start netpolld || fail "systemctl start failed"
+}
+# irqbalance_owner_named MARK: the profile's restart, the outside change and the three hints.
+irqbalance_owner_named() {
+        local c=$1 ipid slot queue irq name now new out line hint
+        sctl restart netpolld || { fail "restart with the [irq] profile failed"; return; }
+        wait_for 30 has_irqbalance_slot "$NIC" || {
+                fail "no queue of $NIC with an IRQ in state irqbalance:" "$(ctl irq)" "$(journal_since $c -o cat | tail -n 20)"
+                return
+        }
+        # No bans, as case_irqbalance_ban's stop left it (Debian's /etc/default/irqbalance has none either).
+        wait_for 30 irqbalance_runs_with "" || {
+                fail "irqbalance does not run without --banirq: $(tr '\0' ' ' <"/proc/$(irqbalance_pid)/cmdline" 2>/dev/null)"
+                return
+        }
+        ipid=$(irqbalance_pid)
+        slot=$(irqbalance_slot "$NIC")
+        queue=${slot% *} irq=${slot#* }
+        name=irq-affinity@$NIC:$queue
+        diag "$(ctl irq)"
+        out=$(ctl explain "$name") || { fail "netpollctl explain $name failed before the change: $out"; return; }
+        grep -q '^Outside change:' <<<"$out" &&
+                diag "NOTE: $name was changed outside netpolld before this case wrote it (irqbalance itself?):" "$out"
+        now=$(cat "/proc/irq/$irq/smp_affinity_list")
+        [ "$now" = 0 ] && new=1 || new=0
+        echo "$new" >"/proc/irq/$irq/smp_affinity_list" ||
+                { fail "writing $new to /proc/irq/$irq/smp_affinity_list failed"; return; }
+        diag "IRQ $irq ($name): CPU $now -> $new, written while irqbalance (pid $ipid) runs"
+        # manager-owners.c's owner text; no "; keeps IRQs off CPUs" part: no banned CPUs in /etc/default/irqbalance.
+        hint="irqbalance pid $ipid (does not ban IRQ $irq)"
+        # The 2 s ownership check notices the change.
+        wait_for 10 journal_says $c "$name: most likely set by $hint" ||
+                fail "the journal does not say '$name: most likely set by $hint':" "$(journal_since $c -o cat | tail -n 20)"
+        out=$(ctl status) || fail "netpollctl status failed: $out"
+        line=$(grep -F -- "  $name = " <<<"$out")
+        grep -q '^Outside changes (left alone):$' <<<"$out" && [[ $line == "  $name = "*", set by $hint" ]] ||
+                fail "netpollctl status does not say '$name = ..., set by $hint':" "$out"
+        diag "status: $line"
+        out=$(ctl explain "$name") || fail "netpollctl explain $name failed: $out"
+        line=$(grep -F 'Set by (most likely first): ' <<<"$out")
+        [[ $line == "Set by (most likely first): $name "*": $hint" ]] ||
+                fail "netpollctl explain $name does not say 'Set by (most likely first): $name ...: $hint':" "$out"
+        grep -qF "Outside change: $name was " <<<"$out" || fail "netpollctl explain $name shows no outside change:" "$out"
+        diag "explain: $line" "journal: $(journal_since $c -o cat | grep -F "$name: most likely")"
+}
 
 case_security() {
         local out level
@@ -840,6 +939,7 @@ if [ "$PHASE" != done ] && systemctl is-enabled netpolld >/dev/null 2>&1; then
         run_case "the CPU pressure trigger: armed while traffic flows; rests under traffic; waiting wakes it; removed after" case_cpu_wake
         run_case "beside sysctl.d: ordered after systemd-sysctl, its value is the original netpolld journals and restores" case_sysctl_d_order
         run_case "[irq] irqbalance-ban: the drop-in bans the steered IRQs, irqbalance restarts with them, stop removes it" case_irqbalance_ban
+        run_case "[irq] without irqbalance-ban: an outside change of a steered IRQ's affinity names the running irqbalance (journal, status, explain)" case_irqbalance_owner
         run_case "systemd-analyze security netpolld.service: exposure <= 1.9" case_security
         run_case "systemctl stop restores every net.core value" case_stop
         run_case "apt-get purge removes netpolld's state and leaves every value as before" case_purge
