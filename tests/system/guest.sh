@@ -570,37 +570,6 @@ case_cpu_wake() {
         sctl service-log-level netpolld info
 }
 
-# ---- beside sysctl.d: its values are in place before netpolld records originals
-
-# The boot's order, replayed in one transaction: restarting systemd-sysctl and
-# netpolld together makes systemd order the two jobs by the units' After=, as
-# at boot. The sysctl.d value (444, not the kernel's 300) must be what netpolld
-# journals as the original and what stop puts back.
-case_sysctl_d_order() {
-        local f=/etc/sysctl.d/90-netpolld-systest.conf out
-        out=$(prop After)
-        grep -qw systemd-sysctl.service <<<"$out" || fail "netpolld.service is not After=systemd-sysctl.service: $out"
-        cp "$CONF" /run/np-sysctl-netpolld.conf
-        mkdir -p /etc/netpolld/profiles
-        printf '%s\n' '[profile]' 'description = system test: netdev-budget over sysctl.d' '[knobs]' \
-                'netdev-budget = 600' '[adaptive]' 'enabled = no' >/etc/netpolld/profiles/systest-sysctl.conf
-        printf '[daemon]\nprofile = systest-sysctl\n' >"$CONF"
-        sctl stop netpolld || fail "systemctl stop failed"
-        echo 'net.core.netdev_budget = 444' >"$f"
-        echo 300 >$CORE/netdev_budget # the kernel's default (procps is not in the image)
-        sctl restart systemd-sysctl.service netpolld.service || { fail "systemctl restart systemd-sysctl netpolld failed"; }
-        expect_eq "netdev_budget under the profile" "$(cat $CORE/netdev_budget)" 600
-        out=$(grep $'\t/proc/sys/net/core/netdev_budget\t' $STATE/restore.journal 2>/dev/null)
-        expect_eq "netdev_budget's original in the journal" "${out##*$'\t'}" 444
-        sctl stop netpolld || fail "systemctl stop failed"
-        expect_eq "netdev_budget after stop (sysctl.d's value)" "$(cat $CORE/netdev_budget)" 444
-        rm -f "$f" /etc/netpolld/profiles/systest-sysctl.conf
-        cp /run/np-sysctl-netpolld.conf "$CONF"
-        pristine netdev_budget >$CORE/netdev_budget
-        sctl start netpolld || fail "systemctl start failed"
-        expect_pristine "after the sysctl.d case"
-}
-
 # ---- beside irqbalance: [irq] irqbalance-ban
 
 DROPIN=/run/systemd/system/irqbalance.service.d/50-netpolld.conf
@@ -810,6 +779,48 @@ case_purge() {
         expect_pristine "after apt-get purge"
 }
 
+# ---- beside sysctl.d at boot (phase standard, then phase reboot)
+
+BOOT_SYSCTL=/etc/sysctl.d/90-netpolld-systest-boot.conf
+BOOT_PROFILE=/etc/netpolld/profiles/systest-boot.conf
+# Before the reboot: a sysctl.d file and a profile over its key, netpolld enabled.
+case_boot_order_prepare() {
+        cp "$CONF" /etc/netpolld/np-boot-netpolld.conf.orig
+        mkdir -p /etc/netpolld/profiles
+        printf '%s\n' '[profile]' 'description = system test: netdev-budget over sysctl.d at boot' '[knobs]' \
+                'netdev-budget = 600' '[adaptive]' 'enabled = no' >"$BOOT_PROFILE"
+        printf '[daemon]\nprofile = systest-boot\n' >"$CONF"
+        echo 'net.core.netdev_budget = 444' >"$BOOT_SYSCTL"
+        expect_eq "is-enabled before the reboot" "$(systemctl is-enabled netpolld)" enabled
+        # The values before netpolld was installed, for the next boot's comparisons.
+        echo "$PRISTINE" >"$SHARE/pristine"
+}
+# After the reboot: systemd-sysctl applied the file before netpolld started, so
+# the file's value is the original netpolld journaled and restores at stop.
+case_boot_order() {
+        local sysctl_done np_start out
+        out=$(prop After)
+        grep -qw systemd-sysctl.service <<<"$out" || fail "netpolld.service is not After=systemd-sysctl.service: $out"
+        wait_for 60 is_active || { fail "netpolld not active after boot: $(prop ActiveState)/$(prop SubState)"; return; }
+        sysctl_done=$(timeout 30 systemctl show -P ExecMainExitTimestampMonotonic systemd-sysctl.service)
+        np_start=$(prop ExecMainStartTimestampMonotonic)
+        diag "systemd-sysctl.service exited at ${sysctl_done} us, netpolld started at ${np_start} us (monotonic)"
+        [ "${sysctl_done:-0}" -gt 0 ] && [ "${np_start:-0}" -gt "$sysctl_done" ] ||
+                fail "netpolld started (${np_start} us) before systemd-sysctl.service exited (${sysctl_done} us)"
+        expect_eq "netdev_budget under the profile" "$(cat $CORE/netdev_budget)" 600
+        out=$(grep $'\t/proc/sys/net/core/netdev_budget\t' $STATE/restore.journal 2>/dev/null)
+        expect_eq "netdev_budget's original in the journal" "${out##*$'\t'}" 444
+        out=$(journalctl -b -u netpolld --no-pager -o json KNOB=netdev-budget)
+        grep -qF '"OLD":"444"' <<<"$out" || fail "no journal entry of this boot with KNOB=netdev-budget OLD=444:" "$out"
+        sctl stop netpolld || fail "systemctl stop failed"
+        expect_eq "netdev_budget after stop (sysctl.d's value)" "$(cat $CORE/netdev_budget)" 444
+        rm -f "$BOOT_SYSCTL" "$BOOT_PROFILE"
+        mv /etc/netpolld/np-boot-netpolld.conf.orig "$CONF"
+        pristine netdev_budget >$CORE/netdev_budget
+        expect_pristine "after the boot-order case"
+        sctl start netpolld || fail "systemctl start failed"
+}
+
 # ---------------------------------------------------------------- the patched kernel
 # (tests/system/run --patched-kernel: phases install-kernel, patched, stock)
 
@@ -906,12 +917,17 @@ case_stock_kernel() {
 
 # ---------------------------------------------------------------- main
 
-set +x
-PRISTINE=$(snapshot)
-set -x
 PHASE=$(cat "$SHARE/phase" 2>/dev/null || echo standard)
+set +x
+# After the reboot, "before netpolld" is what the first boot saw before it installed it.
+if [ "$PHASE" = reboot ]; then PRISTINE=$(cat "$SHARE/pristine"); else PRISTINE=$(snapshot); fi
+set -x
 run_case "systemd is PID 1 and the system is up" case_boot
 case $PHASE in
+reboot)
+        run_case "beside sysctl.d at boot: netpolld starts after systemd-sysctl, journals and restores the file's value" case_boot_order
+        run_case "apt-get purge removes netpolld's state and leaves every value as before" case_purge
+        PHASE=done ;;
 install-kernel)
         run_case "dpkg -i the patched kernel's linux-image: kernel, modules and initrd in /boot" case_kernel_install
         PHASE=done ;;
@@ -937,12 +953,15 @@ if [ "$PHASE" != done ] && systemctl is-enabled netpolld >/dev/null 2>&1; then
         run_case "SIGSTOP: the watchdog kills and restarts netpolld, values restored" case_watchdog
         run_case "systemctl service-log-level netpolld debug puts debug lines in the journal" case_log_level
         run_case "the CPU pressure trigger: armed while traffic flows; rests under traffic; waiting wakes it; removed after" case_cpu_wake
-        run_case "beside sysctl.d: ordered after systemd-sysctl, its value is the original netpolld journals and restores" case_sysctl_d_order
         run_case "[irq] irqbalance-ban: the drop-in bans the steered IRQs, irqbalance restarts with them, stop removes it" case_irqbalance_ban
         run_case "[irq] without irqbalance-ban: an outside change of a steered IRQ's affinity names the running irqbalance (journal, status, explain)" case_irqbalance_owner
         run_case "systemd-analyze security netpolld.service: exposure <= 1.9" case_security
         run_case "systemctl stop restores every net.core value" case_stop
-        run_case "apt-get purge removes netpolld's state and leaves every value as before" case_purge
+        if [ "$PHASE" = standard ]; then
+                run_case "before a reboot: a sysctl.d file and a profile over its key, netpolld enabled" case_boot_order_prepare
+        else
+                run_case "apt-get purge removes netpolld's state and leaves every value as before" case_purge
+        fi
         [ "$PHASE" = patched ] &&
                 run_case "dpkg -i again with a profile of patched knobs in /etc (for the stock kernel's boot)" case_patched_profile
 elif [ "$PHASE" != done ]; then
