@@ -5,9 +5,11 @@
  */
 #include "sysroot.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "units.h"
 
 static bool has_dotdot(const char *path) {
         for (const char *p = path; (p = strstr(p, "..")); p += 2) {
@@ -172,4 +175,30 @@ bool ifname_valid(const char *name) {
                 if (*p == '/' || *p == ':' || *p <= ' ' || *p == 0x7f)
                         return false;
         return true;
+}
+
+int proc_find_comm(const char *root, const char *comm_name) {
+        _cleanup_(freep) char *proc = NULL;
+        DIR *d;
+        int pid = 0;
+
+        if (sysroot_path(root, "/proc", &proc) < 0)
+                return 0;
+        d = opendir(proc);
+        if (!d)
+                return 0;
+        for (struct dirent *de; !pid && (de = readdir(d));) {
+                _cleanup_(freep) char *comm = NULL, *text = NULL;
+                uint64_t v;
+
+                if (parse_u64_range(de->d_name, 1, INT32_MAX, &v, NULL) < 0)
+                        continue;
+                if (asprintf(&comm, "%s/%s/comm", proc, de->d_name) < 0)
+                        break;
+                /* Processes come and go while we look: an unreadable one is simply not it. */
+                if (sysfs_read_value(comm, &text) >= 0 && streq(text, comm_name))
+                        pid = (int)v;
+        }
+        closedir(d);
+        return pid;
 }

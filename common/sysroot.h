@@ -51,3 +51,9 @@ int sysroot_write_value(const char *root, const char *path, const char *value);
 
 /* A network interface name the kernel could have made: 1-15 chars, no '/', ':' or space, not "." or "..". */
 bool ifname_valid(const char *name);
+
+/*
+ * The pid of the first process below root whose /proc/PID/comm is comm, 0 when
+ * none (a process that ends while it is looked at is not it).
+ */
+int proc_find_comm(const char *root, const char *comm);

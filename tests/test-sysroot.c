@@ -387,6 +387,27 @@ START_TEST(test_ifname_valid_refuses_impossible_names) {
 }
 END_TEST
 
+/* proc_find_comm */
+
+START_TEST(test_proc_find_comm_by_pid_directories_only) {
+        _cleanup_(freep) char *root = tu_join(fixture, "procfind");
+        _cleanup_(freep) char *ended = tu_join(root, "proc/403");
+
+        /* No /proc below the root at all: nobody runs. */
+        ck_assert_int_eq(proc_find_comm(root, "tuned"), 0);
+        tu_write(root, "proc/1/comm", "systemd\n", 0644);
+        tu_write(root, "proc/self/comm", "tuned\n", 0644);    /* not a pid */
+        tu_write(root, "proc/0/comm", "tuned\n", 0644);       /* no pid 0 */
+        tu_write(root, "proc/401/comm", "tuned-adm\n", 0644); /* a whole comm, not a prefix */
+        tu_write(root, "proc/402/comm", "tuned\nx\n", 0644); /* odd content: not it */
+        ck_assert_int_eq(mkdir(ended, 0755), 0);              /* ended while looked at: no comm */
+        ck_assert_int_eq(proc_find_comm(root, "tuned"), 0);
+        tu_write(root, "proc/977/comm", "tuned\n", 0644);
+        ck_assert_int_eq(proc_find_comm(root, "tuned"), 977);
+        ck_assert_int_eq(proc_find_comm(root, "systemd"), 1);
+}
+END_TEST
+
 static Suite *sysroot_suite(void) {
         Suite *s = suite_create("sysroot");
         TCase *tc;
@@ -430,6 +451,11 @@ static Suite *sysroot_suite(void) {
         tc = tcase_create("ifname");
         tcase_add_test(tc, test_ifname_valid_accepts_kernel_names);
         tcase_add_test(tc, test_ifname_valid_refuses_impossible_names);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("proc_find_comm");
+        tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
+        tcase_add_test(tc, test_proc_find_comm_by_pid_directories_only);
         suite_add_tcase(s, tc);
 
         return s;

@@ -17,6 +17,7 @@
 #include "macro.h"
 #include "manager-internal.h"
 #include "sysctld.h"
+#include "sysroot.h"
 #include "tuned-active.h"
 
 void other_owners_free(OtherOwner *v, size_t n) {

@@ -5,7 +5,6 @@
  */
 #include "irqbalance.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -22,32 +21,6 @@
 #define IRQBALANCE_DEFAULTS "/etc/default/irqbalance"
 /* The most words of a command line or IRQBALANCE_ARGS looked at. */
 #define WORDS_MAX 128
-
-int proc_find_comm(const char *sysroot, const char *name) {
-        _cleanup_(freep) char *proc = NULL;
-        DIR *d;
-        int pid = 0;
-
-        if (sysroot_path(sysroot, "/proc", &proc) < 0)
-                return 0;
-        d = opendir(proc);
-        if (!d)
-                return 0;
-        for (struct dirent *de; !pid && (de = readdir(d));) {
-                _cleanup_(freep) char *comm = NULL, *text = NULL;
-                uint64_t v;
-
-                if (parse_u64_range(de->d_name, 1, INT32_MAX, &v, NULL) < 0)
-                        continue;
-                if (asprintf(&comm, "%s/%s/comm", proc, de->d_name) < 0)
-                        break;
-                /* Processes come and go while we look: an unreadable one is simply not it. */
-                if (sysfs_read_value(comm, &text) >= 0 && streq(text, name))
-                        pid = (int)v;
-        }
-        closedir(d);
-        return pid;
-}
 
 int irqbalance_running(const char *sysroot) {
         return proc_find_comm(sysroot, "irqbalance");

@@ -13,9 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The pid of the first process below sysroot whose /proc/PID/comm is comm, 0 when none. */
-int proc_find_comm(const char *sysroot, const char *comm);
-
 /* The pid of a running irqbalance, 0 when none. */
 int irqbalance_running(const char *sysroot);
 
