@@ -6,11 +6,16 @@
 # order, only when its value equals the kernel's) in the log, in netpollctl
 # status and explain, their --json forms (validated against docs/schema/) and
 # GetOtherOwners; odd sysctl.d files (binary, a FIFO, a huge line) give a log
-# line and no crash. Then tuned and irqbalance: Debian's packages, started
-# for the test where this environment lets them run (otherwise the case says
-# which part is skipped and why), and the file-based detection of both on the
-# fixture (a fake process in a fake /proc). Everything the test starts is
-# stopped and every file it writes is below its temporary directory. TAP.
+# line and no crash. Then tuned: Debian's package, started for the test where
+# this environment lets it run (otherwise the case says why it skips), and its
+# file-based detection on the fixture (a fake process in a fake /proc).
+# irqbalance is not started here: on this host it would move IRQs netpolld
+# must not touch (eth0's among them). Its detection runs on fixtures in
+# test-irq (a fake irqbalance) and unit netdev-sysfs/other-owner, and the real
+# irqbalance.service beside netpolld in the system suite's guest
+# (tests/system/guest.sh: case_irqbalance_ban, case_irqbalance_owner).
+# Everything the test starts is stopped and every file it writes is below its
+# temporary directory. TAP.
 
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -232,17 +237,6 @@ case_real_tuned() {
         expect_eq "busy_read after the test" "$(cat /proc/sys/net/core/busy_read)" "$orig"
 }
 
-case_real_irqbalance() {
-        # Running irqbalance here would move the host's IRQs (eth0's among them) unless every IRQ
-        # is banned; and ListIrqs/explain name it only for an IRQ netpolld steers, which a fixture
-        # tree has no real process for. The fake irqbalance of test-irq covers the bans.
-        if ! command -v irqbalance >/dev/null; then
-                skip "the real-irqbalance part: irqbalance is not installed here; the detection of its --banirq and /etc/default/irqbalance runs in test-irq and unit netdev-sysfs"
-                return
-        fi
-        skip "the real-irqbalance part: not started, because on this host it would move IRQs netpolld must not touch; the detection of its bans runs in test-irq and unit netdev-sysfs"
-}
-
 require_root_and_tools
 setup_tmp
 trap 'restore_host; cleanup' EXIT
@@ -260,5 +254,4 @@ run_case "odd sysctl.d files are logged and skipped, the daemon lives" case_odd_
 run_case "--json forms validate and GetOtherOwners answers over the bus" case_json_and_bus
 run_case "SIGTERM leaves the outside values as found" case_stop_restores
 run_case "Debian's tuned, started with a profile that sets net.core.busy_read, is named by explain" case_real_tuned
-run_case "Debian's irqbalance started in the foreground with --banirq" case_real_irqbalance
 tap_done
