@@ -177,7 +177,7 @@ bool ifname_valid(const char *name) {
         return true;
 }
 
-int proc_find_comm(const char *root, const char *comm_name) {
+int proc_find_comm(const char *root, const char *comm) {
         _cleanup_(freep) char *proc = NULL;
         DIR *d;
         int pid = 0;
@@ -188,15 +188,15 @@ int proc_find_comm(const char *root, const char *comm_name) {
         if (!d)
                 return 0;
         for (struct dirent *de; !pid && (de = readdir(d));) {
-                _cleanup_(freep) char *comm = NULL, *text = NULL;
+                _cleanup_(freep) char *path = NULL, *text = NULL;
                 uint64_t v;
 
                 if (parse_u64_range(de->d_name, 1, INT32_MAX, &v, NULL) < 0)
                         continue;
-                if (asprintf(&comm, "%s/%s/comm", proc, de->d_name) < 0)
+                if (asprintf(&path, "%s/%s/comm", proc, de->d_name) < 0)
                         break;
                 /* Processes come and go while we look: an unreadable one is simply not it. */
-                if (sysfs_read_value(comm, &text) >= 0 && streq(text, comm_name))
+                if (sysfs_read_value(path, &text) >= 0 && streq(text, comm))
                         pid = (int)v;
         }
         closedir(d);
